@@ -1,0 +1,59 @@
+/** The stable codes of every failure the catalog reports on purpose. */
+export type ErrorCode =
+  | "VALIDATION_FAILED"
+  | "INVALID_CSV"
+  | "SITE_REQUIRED"
+  | "SITE_NOT_FOUND"
+  | "PRODUCT_NOT_FOUND"
+  | "SKU_CONFLICT"
+  | "TOO_MANY_PRODUCTS"
+  | "STORAGE_UNAVAILABLE";
+
+/** Where one problem is: a JSON pointer into the request, or a CSV row (1-based line) and column. */
+export interface Problem {
+  readonly message: string;
+  readonly pointer?: string;
+  readonly row?: number;
+  readonly column?: string;
+  /** For `SKU_CONFLICT`: the contested sku and the id that holds (or also claims) it. */
+  readonly sku?: string;
+  readonly heldBy?: string;
+}
+
+/** How many problems an error carries at most; `errorCount` keeps the full count. */
+export const MAX_PROBLEMS = 100;
+
+/** Details an error may carry besides its code and message. */
+export interface CatalogErrorDetails {
+  readonly problems?: readonly Problem[];
+  /** Total number of problems found, of which at most `MAX_PROBLEMS` are listed. */
+  readonly errorCount?: number;
+  /** For limit errors: the limit and what the request had. */
+  readonly limit?: number;
+  readonly received?: number;
+  readonly cause?: unknown;
+}
+
+/** Every failure the catalog reports on purpose; `code` is stable, `message` is for people. */
+export class CatalogError extends Error {
+  override name = "CatalogError";
+  readonly code: ErrorCode;
+  readonly problems: readonly Problem[];
+  readonly errorCount: number;
+  readonly limit: number | undefined;
+  readonly received: number | undefined;
+
+  constructor(code: ErrorCode, message: string, details: CatalogErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.problems = details.problems?.slice(0, MAX_PROBLEMS) ?? [];
+    this.errorCount = details.errorCount ?? details.problems?.length ?? 0;
+    this.limit = details.limit;
+    this.received = details.received;
+  }
+}
+
+/** True when `error` is a `CatalogError`, optionally with the given code. */
+export function isCatalogError(error: unknown, code?: ErrorCode): error is CatalogError {
+  return error instanceof CatalogError && (code === undefined || error.code === code);
+}

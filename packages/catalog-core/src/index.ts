@@ -1,0 +1,34 @@
+export {
+  type Catalog,
+  type CatalogLimits,
+  type CatalogOptions,
+  createCatalog,
+  DEFAULT_MAX_PRODUCTS,
+  type ImportOptions,
+  type ImportSummary,
+  type LookupOptions,
+} from "./catalog.ts";
+export { type CsvRecords, decodeCsv } from "./csv.ts";
+export {
+  CatalogError,
+  type CatalogErrorDetails,
+  type ErrorCode,
+  isCatalogError,
+  MAX_PROBLEMS,
+  type Problem,
+} from "./errors.ts";
+export { productJsonSchemas } from "./json-schema.ts";
+export {
+  decodeProduct,
+  encodeProduct,
+  PRODUCT_FIELDS,
+  PRODUCT_LIMITS,
+  type Product,
+  ProductSchema,
+  type ProductView,
+  ProductViewSchema,
+  REQUIRED_FIELDS,
+  toProductView,
+} from "./product.ts";
+export { type Site, SiteSchema, siteKey } from "./site.ts";
+export type { CatalogStore, KeyField, SkuConflict, UpsertCounts, UpsertResult } from "./store.ts";

@@ -1,0 +1,234 @@
+import * as v from "valibot";
+
+/** The field limits the schema enforces, published in the OpenAPI document. */
+export const PRODUCT_LIMITS = {
+  keyLength: 256,
+  titleLength: 1_000,
+  descriptionLength: 65_536,
+  urlLength: 2_048,
+  images: 100,
+} as const;
+
+// C0 controls, DEL and C1 controls: invisible in logs and URLs, never part of a real id or sku.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+const text = () =>
+  v.pipe(
+    v.string("Must be a string"),
+    v.check((s) => s.isWellFormed(), "Must be well-formed Unicode (no lone surrogates)"),
+  );
+
+const required = (max: number) =>
+  v.pipe(text(), v.regex(/\S/, "Must not be empty or blank"), v.maxLength(max, `Must be at most ${max} characters`));
+
+const key = () =>
+  v.pipe(
+    required(PRODUCT_LIMITS.keyLength),
+    v.check((s) => !CONTROL.test(s), "Must not contain control characters"),
+    // Blank values and control characters are reported by the checks above, once.
+    v.check((s) => s.trim() === s || s.trim() === "" || CONTROL.test(s), "Must not start or end with white space"),
+  );
+
+const price = () =>
+  v.pipe(v.number("Must be a number"), v.finite("Must be a finite number"), v.minValue(0, "Must be at least 0"));
+
+const url = () => required(PRODUCT_LIMITS.urlLength);
+
+// Key order here is the canonical order of a stored product (see `encodeProduct`).
+const ProductEntries = {
+  id: key(),
+  sku: key(),
+  title: required(PRODUCT_LIMITS.titleLength),
+  description: v.optional(
+    v.pipe(
+      text(),
+      v.maxLength(PRODUCT_LIMITS.descriptionLength, `Must be at most ${PRODUCT_LIMITS.descriptionLength} characters`),
+    ),
+  ),
+  price: v.optional(price()),
+  price_min: v.optional(price()),
+  price_max: v.optional(price()),
+  available: v.boolean("Must be true or false"),
+  images: v.optional(
+    v.pipe(
+      v.array(url(), "Must be an array of strings"),
+      v.maxLength(PRODUCT_LIMITS.images, `Must have at most ${PRODUCT_LIMITS.images} entries`),
+    ),
+  ),
+  featured_image: url(),
+  url: url(),
+};
+
+/** The names of a product's fields, in canonical order. */
+export const PRODUCT_FIELDS = Object.keys(ProductEntries) as readonly (keyof typeof ProductEntries)[];
+
+/** The fields every product must have. */
+export const REQUIRED_FIELDS: readonly (keyof typeof ProductEntries)[] = PRODUCT_FIELDS.filter(
+  (field) => ProductEntries[field].type !== "optional",
+);
+
+const objectMessage: v.ErrorMessage<v.StrictObjectIssue> = (issue) => {
+  if (issue.kind === "schema" && issue.type === "strict_object" && issue.path) {
+    if (issue.expected === "never") return `Unknown field "${String(issue.path[0]?.key)}"`;
+    if (issue.expected?.startsWith('"')) return "Required field is missing";
+  }
+  return "Must be an object";
+};
+
+/** A product as imported: strict types, unknown fields rejected, `price_min <= price_max`. */
+export const ProductSchema = v.pipe(
+  v.strictObject(ProductEntries, objectMessage),
+  // A partial check runs even when other fields are invalid, so this problem is listed with theirs.
+  v.forward(
+    v.partialCheck(
+      [["price_min"], ["price_max"]],
+      (p) => p.price_min === undefined || p.price_max === undefined || p.price_min <= p.price_max,
+      "Must not be greater than price_max",
+    ),
+    ["price_min"],
+  ),
+);
+
+/** A validated product, exactly as stored. */
+export type Product = v.InferOutput<typeof ProductSchema>;
+
+// The shortcut below restates the schema's rules for the common case of a valid, plain,
+// JSON-shaped product: valibot builds a dataset per field and per check, which made validation
+// the largest cost of a bulk import after JSON.parse. It only ever answers "valid, and here is
+// what the schema would output" or "ask the schema", so errors always come from the schema.
+// Regular expressions cost more per call than these checks of a few characters: a string that
+// starts with visible ASCII is not blank, and a key that also ends with it is trimmed.
+const isVisibleAscii = (code: number) => code > 0x20 && code < 0x7f;
+const isText = (s: unknown): s is string => typeof s === "string" && s.isWellFormed();
+const isRequired = (s: unknown, max: number): s is string =>
+  isText(s) && s.length <= max && (isVisibleAscii(s.charCodeAt(0)) || /\S/.test(s));
+function isKey(s: unknown): s is string {
+  if (!isRequired(s, PRODUCT_LIMITS.keyLength)) return false;
+  const last = s.length - 1;
+  if (!isVisibleAscii(s.charCodeAt(0)) || !isVisibleAscii(s.charCodeAt(last))) {
+    return !CONTROL.test(s) && s.trim() === s;
+  }
+  for (let i = 1; i < last; i++) {
+    const code = s.charCodeAt(i);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return false;
+  }
+  return true;
+}
+const isUrl = (s: unknown): s is string => isRequired(s, PRODUCT_LIMITS.urlLength);
+const isPrice = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
+const OPTIONAL_FIELDS = ["description", "price", "price_min", "price_max", "images"] as const;
+const SHORTCUT_FIELDS = ["id", "sku", "title", ...OPTIONAL_FIELDS, "available", "featured_image", "url"];
+const FIELD_SET: ReadonlySet<string> = new Set(SHORTCUT_FIELDS);
+// A field added to the schema but not here turns the shortcut off rather than letting it skip the field.
+const SHORTCUT_ON = [...FIELD_SET].sort().join() === Object.keys(ProductEntries).sort().join();
+
+/**
+ * What `ProductSchema` outputs for `input` when `input` is a plain object that plainly passes
+ * every rule; `undefined` when it is anything else, valid or not, and the schema must decide.
+ */
+export function checkProductFast(input: unknown): Product | undefined {
+  if (!SHORTCUT_ON || typeof input !== "object" || input === null || Object.getPrototypeOf(input) !== Object.prototype)
+    return undefined;
+  const record = input as Record<string, unknown>;
+  for (const key in record) if (!FIELD_SET.has(key)) return undefined;
+  const { id, sku, title, description, price, price_min, price_max, available, images, featured_image, url } = record;
+  if (!isKey(id) || !isKey(sku) || !isRequired(title, PRODUCT_LIMITS.titleLength)) return undefined;
+  if (typeof available !== "boolean" || !isUrl(url)) return undefined;
+  if (description !== undefined && (!isText(description) || description.length > PRODUCT_LIMITS.descriptionLength))
+    return undefined;
+  if (price !== undefined && !isPrice(price)) return undefined;
+  if (price_min !== undefined && !isPrice(price_min)) return undefined;
+  if (
+    price_max !== undefined &&
+    (!isPrice(price_max) || (price_min !== undefined && (price_min as number) > price_max))
+  )
+    return undefined;
+  let copy: string[] | undefined;
+  if (images !== undefined) {
+    if (!Array.isArray(images) || images.length > PRODUCT_LIMITS.images) return undefined;
+    copy = new Array(images.length);
+    for (let i = 0; i < images.length; i++) {
+      const image: unknown = images[i];
+      if (!isUrl(image)) return undefined;
+      copy[i] = image;
+    }
+  }
+  // The featured image is usually the first image, checked just above.
+  const isFirstImage = copy !== undefined && copy.length > 0 && featured_image === copy[0];
+  if (!isFirstImage && !isUrl(featured_image)) return undefined;
+  // A new object, as the schema makes: what the caller does to its objects later cannot reach the store.
+  if (description !== undefined && price !== undefined && price_min !== undefined && price_max !== undefined && copy)
+    return {
+      id,
+      sku,
+      title,
+      description,
+      price,
+      price_min,
+      price_max,
+      available,
+      images: copy,
+      featured_image: featured_image as string,
+      url,
+    };
+  // The schema keeps a key given as undefined; leave such input to it.
+  for (const field of OPTIONAL_FIELDS) if (record[field] === undefined && field in record) return undefined;
+  const product: Record<string, unknown> = { id, sku, title };
+  if (description !== undefined) product.description = description;
+  if (price !== undefined) product.price = price;
+  if (price_min !== undefined) product.price_min = price_min;
+  if (price_max !== undefined) product.price_max = price_max;
+  product.available = available;
+  if (copy !== undefined) product.images = copy;
+  product.featured_image = featured_image;
+  product.url = url;
+  return product as Product;
+}
+
+/** A product as retrieval answers it: `id, sku, title, featured_image, url`. */
+export const ProductViewSchema = v.strictObject({
+  id: ProductEntries.id,
+  sku: ProductEntries.sku,
+  title: ProductEntries.title,
+  featured_image: ProductEntries.featured_image,
+  url: ProductEntries.url,
+});
+
+/** The retrieval shape of a product. */
+export type ProductView = v.InferOutput<typeof ProductViewSchema>;
+
+/** The retrieval shape of a stored product (other fields are not returned by retrieval). */
+export function toProductView(product: Product): ProductView {
+  return {
+    id: product.id,
+    sku: product.sku,
+    title: product.title,
+    featured_image: product.featured_image,
+    url: product.url,
+  };
+}
+
+/**
+ * The canonical JSON of a validated product: fields in schema order, absent optionals omitted.
+ * Two products are equal exactly when their encodings are, which is how stores decide "unchanged".
+ */
+export function encodeProduct(product: Product): string {
+  return JSON.stringify({
+    id: product.id,
+    sku: product.sku,
+    title: product.title,
+    description: product.description,
+    price: product.price,
+    price_min: product.price_min,
+    price_max: product.price_max,
+    available: product.available,
+    images: product.images,
+    featured_image: product.featured_image,
+    url: product.url,
+  });
+}
+
+/** The product an `encodeProduct` string holds; for stores reading back their own writes. */
+export function decodeProduct(json: string): Product {
+  return JSON.parse(json) as Product;
+}

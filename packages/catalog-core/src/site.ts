@@ -1,0 +1,18 @@
+import * as v from "valibot";
+
+const SiteField = v.pipe(
+  v.string("Must be a string"),
+  v.check((s) => s.trim() !== "", "Must not be empty or blank"),
+  v.maxLength(256, "Must be at most 256 characters"),
+);
+
+/** A tenant's catalog: the pair (siteType, siteId). Products live in exactly one site. */
+export const SiteSchema = v.strictObject({ siteId: SiteField, siteType: SiteField });
+
+/** A site, as configured and as passed to every catalog and store operation. */
+export type Site = Readonly<v.InferOutput<typeof SiteSchema>>;
+
+/** A stable string form of a site, unique per (siteType, siteId) pair, for map keys. */
+export function siteKey(site: Site): string {
+  return JSON.stringify([site.siteType, site.siteId]);
+}

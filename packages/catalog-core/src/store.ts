@@ -1,0 +1,72 @@
+import type { Product } from "./product.ts";
+import type { Site } from "./site.ts";
+
+/** What an upsert did; `created + updated + unchanged` equals the batch size. */
+export interface UpsertCounts {
+  readonly created: number;
+  readonly updated: number;
+  readonly unchanged: number;
+}
+
+/** A sku that the batch gives to `id` while another product of the site, `heldBy`, keeps it. */
+export interface SkuConflict {
+  readonly sku: string;
+  readonly id: string;
+  readonly heldBy: string;
+}
+
+/** The outcome of `CatalogStore.upsert`: applied with its counts, or refused whole. */
+export type UpsertResult =
+  | { readonly applied: true; readonly counts: UpsertCounts }
+  | { readonly applied: false; readonly conflicts: readonly SkuConflict[] };
+
+/** Which field `find` and `remove` match the key against; `undefined` means id, then sku. */
+export type KeyField = "id" | "sku";
+
+/**
+ * Where a catalog keeps its products: the contract every storage adapter implements.
+ * Implementations prove it by running `testCatalogStore` from `@catalog-kit/catalog-core/testing`.
+ *
+ * The catalog validates and dedupes before calling a store, so a store holds no business rules
+ * beyond the atomic steps below. Sites are opaque: a store never lists or creates them, and
+ * products of one site are never visible through another (sites differing only in `siteType`
+ * included). Infrastructure failures reject with `CatalogError` code `STORAGE_UNAVAILABLE`
+ * (with the original error as `cause`); a store never leaves a batch half-written.
+ */
+export interface CatalogStore {
+  /**
+   * Applies a batch to a site as one atomic step: every product or none, even against
+   * concurrent upserts from other processes (a Lua script, a SQL transaction, no `await`
+   * between check and write in memory).
+   *
+   * `products` have distinct ids and distinct skus (the catalog guarantees it). Each replaces
+   * the stored product with its id whole; a product whose sku changed frees its old sku.
+   * SKU uniqueness is judged on the state after the batch: a sku is in conflict when a stored
+   * product of the site holds it and that product's id is not in the batch (a product in the
+   * batch gets its new sku, so two products may swap skus). With any conflict, nothing is written and
+   * every conflict is returned. Otherwise counts compare each product with the one it replaces:
+   * `created` (no product with that id), `unchanged` (`encodeProduct` equal), else `updated`.
+   *
+   * With `dryRun`, the same checks and counts, and nothing written.
+   */
+  upsert(site: Site, products: readonly Product[], options: { readonly dryRun: boolean }): Promise<UpsertResult>;
+
+  /**
+   * The product whose id is `key`, else (when `by` is not `"id"`) the one whose sku is `key`;
+   * `undefined` when there is none. With `by: "sku"`, only the sku is matched. The result is
+   * the caller's to keep: later writes never change it, and changing it never changes the store.
+   */
+  find(site: Site, key: string, by?: KeyField): Promise<Product | undefined>;
+
+  /**
+   * Atomically removes what `find(site, key, by)` would return, and frees its sku;
+   * returns the removed product, or `undefined` when nothing matched.
+   */
+  remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined>;
+
+  /** Resolves when the backing storage answers; rejects with `STORAGE_UNAVAILABLE` otherwise. */
+  ping(): Promise<void>;
+
+  /** Releases what the store opened itself (never a client it was given). Safe to call twice. */
+  close(): Promise<void>;
+}
