@@ -1,0 +1,173 @@
+import {
+  type CatalogStore,
+  type KeyField,
+  type Product,
+  type Site,
+  type SkuConflict,
+  siteKey,
+} from "@catalog-kit/catalog-core";
+
+/**
+ * A product as kept: the store's own copy, every field present (absent optionals `undefined`) so
+ * that all entries share one object shape. Objects, not JSON strings: no encoding on import and
+ * no parsing on lookup, and strings with a non-ASCII character stay two-byte only in the fields
+ * that have one, which makes them smaller than one JSON string per product.
+ */
+interface Stored {
+  readonly id: string;
+  readonly sku: string;
+  readonly title: string;
+  readonly description: string | undefined;
+  readonly price: number | undefined;
+  readonly price_min: number | undefined;
+  readonly price_max: number | undefined;
+  readonly available: boolean;
+  readonly images: readonly string[] | undefined;
+  readonly featured_image: string;
+  readonly url: string;
+}
+
+interface SiteProducts {
+  readonly byId: Map<string, Stored>;
+  readonly idBySku: Map<string, string>;
+}
+
+// The caller keeps its objects and the store keeps its own: strings are immutable, arrays are not.
+function toStored(p: Product): Stored {
+  const images = p.images?.slice();
+  // The featured image is usually the first image: keep one string for both, not two equal ones.
+  const first = images?.[0];
+  return {
+    id: p.id,
+    sku: p.sku,
+    title: p.title,
+    description: p.description,
+    price: p.price,
+    price_min: p.price_min,
+    price_max: p.price_max,
+    available: p.available,
+    images,
+    featured_image: first === p.featured_image ? first : p.featured_image,
+    url: p.url,
+  };
+}
+
+function toProduct(s: Stored): Product {
+  const product: Product = { id: s.id, sku: s.sku, title: s.title } as Product;
+  if (s.description !== undefined) product.description = s.description;
+  if (s.price !== undefined) product.price = s.price;
+  if (s.price_min !== undefined) product.price_min = s.price_min;
+  if (s.price_max !== undefined) product.price_max = s.price_max;
+  product.available = s.available;
+  if (s.images !== undefined) product.images = s.images.slice();
+  product.featured_image = s.featured_image;
+  product.url = s.url;
+  return product;
+}
+
+// Equal here exactly when `encodeProduct` would give equal strings: the contract's "unchanged".
+// Numbers first: equal strings from two requests are two objects compared character by character.
+function sameProduct(a: Stored, b: Product): boolean {
+  if (
+    a.price !== b.price ||
+    a.price_min !== b.price_min ||
+    a.price_max !== b.price_max ||
+    a.available !== b.available ||
+    a.sku !== b.sku ||
+    a.title !== b.title ||
+    a.url !== b.url ||
+    a.featured_image !== b.featured_image ||
+    a.description !== b.description
+  )
+    return false;
+  if (a.images === undefined || b.images === undefined) return a.images === b.images;
+  if (a.images.length !== b.images.length) return false;
+  for (let i = 0; i < a.images.length; i++) if (a.images[i] !== b.images[i]) return false;
+  return true;
+}
+
+/**
+ * A `CatalogStore` in this process's memory: the default store, and the reference the
+ * benchmarks compare with. Every operation runs without an `await` between its check and its
+ * write, which makes each one atomic on Node's single thread.
+ */
+export function createMemoryStore(): CatalogStore {
+  const sites = new Map<string, SiteProducts>();
+
+  function siteOf(site: Site, create: boolean): SiteProducts | undefined {
+    const key = siteKey(site);
+    let products = sites.get(key);
+    if (products === undefined && create) {
+      products = { byId: new Map(), idBySku: new Map() };
+      sites.set(key, products);
+    }
+    return products;
+  }
+
+  // The product `find` and `remove` address: by id first, then by sku (one lookup for an id).
+  function entryOf(products: SiteProducts | undefined, key: string, by: KeyField | undefined): Stored | undefined {
+    if (products === undefined) return undefined;
+    const byId = by === "sku" ? undefined : products.byId.get(key);
+    if (byId !== undefined || by === "id") return byId;
+    const id = products.idBySku.get(key);
+    return id === undefined ? undefined : products.byId.get(id);
+  }
+
+  return {
+    async upsert(site, batch, { dryRun }) {
+      const products = siteOf(site, !dryRun) ?? { byId: new Map(), idBySku: new Map() };
+      // The first import of a site (the bulk load) has nothing to conflict with or replace: its
+      // ids are distinct, so it skips two map lookups a product.
+      const empty = products.byId.size === 0;
+      // Built only when some sku is held by another id: a first import never needs it.
+      let batchIds: Set<string> | undefined;
+      const conflicts: SkuConflict[] = [];
+      for (let i = 0; !empty && i < batch.length; i++) {
+        const { id, sku } = batch[i] as Product;
+        const heldBy = products.idBySku.get(sku);
+        if (heldBy === undefined || heldBy === id) continue;
+        batchIds ??= new Set(batch.map((product) => product.id));
+        if (!batchIds.has(heldBy)) conflicts.push({ sku, id, heldBy });
+      }
+      if (conflicts.length > 0) return { applied: false, conflicts };
+
+      // One pass. An old sku is freed only while it still points at its old product, so a sku that
+      // an earlier product of the batch has just taken over stays with it: skus may swap in a batch.
+      let created = 0;
+      let unchanged = 0;
+      for (const product of batch) {
+        const old = empty ? undefined : products.byId.get(product.id);
+        if (old === undefined) created++;
+        else if (sameProduct(old, product)) {
+          unchanged++;
+          continue;
+        }
+        if (dryRun) continue;
+        const entry = toStored(product);
+        products.byId.set(entry.id, entry);
+        // A product that keeps its sku keeps its index entry (no other product of the batch has that sku).
+        if (old?.sku === entry.sku) continue;
+        if (old !== undefined && products.idBySku.get(old.sku) === old.id) products.idBySku.delete(old.sku);
+        products.idBySku.set(entry.sku, entry.id);
+      }
+      return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
+    },
+
+    async find(site, key, by) {
+      const entry = entryOf(siteOf(site, false), key, by);
+      return entry && toProduct(entry);
+    },
+
+    async remove(site, key, by) {
+      const products = siteOf(site, false);
+      const entry = entryOf(products, key, by);
+      if (products === undefined || entry === undefined) return undefined;
+      products.byId.delete(entry.id);
+      products.idBySku.delete(entry.sku);
+      return toProduct(entry);
+    },
+
+    async ping() {},
+    async close() {},
+  };
+}

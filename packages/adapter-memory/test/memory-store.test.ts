@@ -1,0 +1,4 @@
+import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import { testCatalogStore } from "@catalog-kit/catalog-core/testing";
+
+testCatalogStore(() => createMemoryStore());
