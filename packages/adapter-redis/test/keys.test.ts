@@ -1,0 +1,88 @@
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect } from "vitest";
+import { checkKeyPrefix, escapeSitePart, siteKeys } from "../src/keys.ts";
+
+/** The part of a key that Redis Cluster hashes: between the first `{` and the next `}`, if not empty. */
+function hashTag(key: string): string {
+  const open = key.indexOf("{");
+  const close = open < 0 ? -1 : key.indexOf("}", open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+function allKeys(prefix: string, site: { siteType: string; siteId: string }, token = "0123abcd"): string[] {
+  const keys = siteKeys(checkKeyPrefix(prefix), site);
+  const stage = keys.stage(token);
+  return [
+    keys.products,
+    keys.skus,
+    keys.skuOf,
+    keys.lock,
+    keys.merging.products,
+    keys.merging.skus,
+    keys.merging.skuOf,
+    stage.products,
+    stage.skus,
+    stage.skuOf,
+  ];
+}
+
+// Site names drawn to hit the characters that matter, plus anything else.
+const sitePart = fc.oneof(
+  fc.string({ unit: fc.constantFrom("{", "}", ":", "%", "a", "7", "B", "%7B", "é", "😀"), minLength: 1, maxLength: 8 }),
+  fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }),
+);
+const siteArb = fc.record({ siteType: sitePart, siteId: sitePart });
+const prefixArb = fc.oneof(
+  fc.constant(""),
+  fc.constant("catalog"),
+  fc.string({ maxLength: 10 }).filter((s) => !/[{}]/.test(s)),
+);
+
+describe("key layout", () => {
+  test("a plain site gets readable keys under the prefix", () => {
+    const keys = siteKeys(checkKeyPrefix("catalog"), { siteType: "shopify", siteId: "shop-1" });
+    expect(keys.products).toBe("catalog:{shopify:shop-1}:products");
+    expect(keys.skus).toBe("catalog:{shopify:shop-1}:skus");
+    expect(keys.skuOf).toBe("catalog:{shopify:shop-1}:sku-of");
+    expect(keys.lock).toBe("catalog:{shopify:shop-1}:lock");
+    expect(keys.merging.products).toBe("catalog:{shopify:shop-1}:merging:products");
+    expect(keys.stage("ab12").skus).toBe("catalog:{shopify:shop-1}:stage:ab12:skus");
+    expect(siteKeys(checkKeyPrefix(""), { siteType: "a", siteId: "b" }).products).toBe("{a:b}:products");
+  });
+
+  test("%, braces and colons in site names are percent-encoded", () => {
+    expect(escapeSitePart("a{b}c:d%e")).toBe("a%7Bb%7Dc%3Ad%25e");
+    expect(escapeSitePart("%7B")).toBe("%257B");
+    expect(siteKeys(checkKeyPrefix("p"), { siteType: "x:y", siteId: "{z}" }).products).toBe(
+      "p:{x%3Ay:%7Bz%7D}:products",
+    );
+  });
+
+  test("a key prefix with a brace is refused", () => {
+    expect(() => checkKeyPrefix("a{b")).toThrow(TypeError);
+    expect(() => checkKeyPrefix("}")).toThrow(TypeError);
+    expect(checkKeyPrefix("app:catalog")).toBe("app:catalog:");
+  });
+
+  test.prop([sitePart])("escaping is reversible and leaves no brace or colon", (part) => {
+    const escaped = escapeSitePart(part);
+    expect(escaped).not.toMatch(/[{}:]/);
+    expect(decodeURIComponent(escaped)).toBe(part);
+  });
+
+  test.prop([prefixArb, siteArb, fc.stringMatching(/^[0-9a-f]{24}$/)])(
+    "every key of a site carries the same hash tag, which is exactly the escaped site",
+    (prefix, site, token) => {
+      const expected = `${escapeSitePart(site.siteType)}:${escapeSitePart(site.siteId)}`;
+      for (const key of allKeys(prefix, site, token)) expect(hashTag(key)).toBe(expected);
+    },
+  );
+
+  test.prop([prefixArb, siteArb, siteArb])("two different sites never share a key or a tag", (prefix, a, b) => {
+    fc.pre(a.siteType !== b.siteType || a.siteId !== b.siteId);
+    const keysA = allKeys(prefix, a);
+    const keysB = new Set(allKeys(prefix, b));
+    expect(hashTag(keysA[0] as string)).not.toBe(hashTag([...keysB][0] as string));
+    for (const key of keysA) expect(keysB.has(key)).toBe(false);
+  });
+});

@@ -1,0 +1,118 @@
+import { isDeepStrictEqual as isEqual } from "node:util";
+import { encodeProduct, isCatalogError } from "@catalog-kit/catalog-core";
+import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { Cluster } from "ioredis";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createRedisStore } from "../src/index.ts";
+import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
+import { checkIndex } from "./support/check-index.ts";
+import { product } from "./support/products.ts";
+import { type RedisCluster, startRedisCluster } from "./support/redis-server.ts";
+import { describeWithRedis } from "./support/with-redis.ts";
+
+describeWithRedis("Redis store on a 3-master cluster", () => {
+  let cluster: RedisCluster;
+  let admin: Cluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+    admin = new Cluster(cluster.nodes.map((url) => ({ host: "127.0.0.1", port: Number(new URL(url).port) })));
+  }, 60_000);
+  afterAll(async () => {
+    admin?.disconnect();
+    await cluster?.stop();
+  });
+
+  // A chunk of one product sends every batch of two or more through the chunked import (the
+  // plain staging of a first import and the locked one), and single imports through one call.
+  testCatalogStore(() => createRedisStore({ cluster: cluster.nodes, keyPrefix: "cl", chunkSize: 1 }), {
+    numRuns: 25,
+    largeBatch: 300,
+  });
+
+  describe("Cluster specifics", () => {
+    test("sites spread over the masters, and every key of one site is in one slot", async () => {
+      const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "spread" });
+      const ranges = await admin.cluster("SLOTS");
+      const ownerOf = (slot: number) => ranges.find(([from, to]) => from <= slot && slot <= to)?.[2]?.[1];
+      const owners = new Set<number | undefined>();
+      for (let i = 0; i < 12; i++) {
+        const site = uniqueSite();
+        await store.upsert(site, [product("a", "s")], { dryRun: false });
+        const keys = siteKeys(checkKeyPrefix("spread"), site);
+        const slots = await Promise.all(
+          [keys.products, keys.skus, keys.skuOf, keys.lock, keys.merging.products, keys.stage("ff").skus].map(
+            (key) => admin.cluster("KEYSLOT", key) as Promise<number>,
+          ),
+        );
+        expect(new Set(slots).size).toBe(1);
+        owners.add(ownerOf(slots[0] as number));
+      }
+      // All twelve random sites on one master (odds 1 in 177,000) would mean the tag ignores the site.
+      expect(owners.size).toBeGreaterThan(1);
+      await store.close();
+    });
+
+    test("a store on a given Cluster client imports in chunks and leaves the client open", async () => {
+      const client = new Cluster(cluster.nodes.map((url) => ({ host: "127.0.0.1", port: Number(new URL(url).port) })));
+      const store = createRedisStore({ client, keyPrefix: "given", chunkSize: 200 });
+      const site = uniqueSite();
+      await store.upsert(site, [product("seed", "sku-5")], { dryRun: false });
+      const batch = Array.from({ length: 2_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
+      batch.push(product("seed", "seed-sku"));
+      expect(await store.upsert(site, batch, { dryRun: false })).toEqual({
+        applied: true,
+        counts: { created: 2_000, updated: 1, unchanged: 0 },
+      });
+      expect(await admin.hget(siteKeys(checkKeyPrefix("given"), site).products, "id-1999")).toBe(
+        encodeProduct(product("id-1999", "sku-1999")),
+      );
+      expect(await checkIndex(admin, "given", site)).toEqual([]);
+      await store.close();
+      expect(await client.ping()).toBe("PONG");
+      client.disconnect();
+    });
+
+    // Last, because it takes a master down and brings it back empty.
+    test("a master going down fails its sites with STORAGE_UNAVAILABLE, and every site recovers when it returns", async () => {
+      const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "down" });
+      const sites = Array.from({ length: 12 }, () => uniqueSite());
+      for (const site of sites) await store.upsert(site, [product("a", "s")], { dryRun: false });
+      const victim = cluster.servers[0] as (typeof cluster.servers)[number];
+      const ranges = await admin.cluster("SLOTS");
+      const onVictim = async (site: (typeof sites)[number]) => {
+        const slot = (await admin.cluster("KEYSLOT", siteKeys(checkKeyPrefix("down"), site).products)) as number;
+        return ranges.find(([from, to]) => from <= slot && slot <= to)?.[2]?.[1] === victim.port;
+      };
+      const down = new Set<(typeof sites)[number]>();
+      for (const site of sites) if (await onVictim(site)) down.add(site);
+      await victim.kill();
+      // Sites of the lost master fail; the others keep answering until the cluster, which by
+      // default needs every slot covered, declares itself down (CLUSTERDOWN) and fails them too.
+      await Promise.all(
+        sites.map(async (site) => {
+          const found = store.find(site, "a");
+          if (down.has(site)) await expect(found).rejects.toMatchObject({ code: "STORAGE_UNAVAILABLE" });
+          else {
+            const outcome = await found.catch((error: unknown) => isCatalogError(error, "STORAGE_UNAVAILABLE"));
+            expect(outcome === true || isEqual(outcome, product("a", "s"))).toBe(true);
+          }
+        }),
+      );
+      await victim.restart();
+      await Promise.all(
+        sites.map(async (site) => {
+          const deadline = Date.now() + 20_000;
+          while (
+            (await store.upsert(site, [product("b", "t")], { dryRun: false }).catch(() => undefined)) === undefined
+          ) {
+            if (Date.now() > deadline) throw new Error("the site did not recover");
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          expect(await store.find(site, "t")).toEqual(product("b", "t"));
+          if (!down.has(site)) expect(await store.find(site, "a")).toEqual(product("a", "s"));
+        }),
+      );
+      await store.close();
+    }, 30_000);
+  });
+});

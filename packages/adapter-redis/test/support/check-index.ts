@@ -1,0 +1,35 @@
+import { decodeProduct, type Site } from "@catalog-kit/catalog-core";
+import type { Cluster, Redis } from "ioredis";
+import { checkKeyPrefix, siteKeys } from "../../src/keys.ts";
+
+/**
+ * Walks every product and every index entry of a site and lists what disagrees: each sku entry
+ * must point to a product holding that sku, each product's sku entry must point back, the
+ * id → sku hash must match, and nothing may be left merging. An empty list means consistent.
+ */
+export async function checkIndex(client: Redis | Cluster, keyPrefix: string, site: Site): Promise<string[]> {
+  const keys = siteKeys(checkKeyPrefix(keyPrefix), site);
+  const [products, skus, skuOf, merging] = await Promise.all([
+    client.hgetall(keys.products),
+    client.hgetall(keys.skus),
+    client.hgetall(keys.skuOf),
+    client.exists(keys.merging.products, keys.merging.skus, keys.merging.skuOf),
+  ]);
+  const problems: string[] = [];
+  if (merging > 0) problems.push("a merge is unfinished");
+  for (const [id, json] of Object.entries(products)) {
+    const product = decodeProduct(json);
+    if (product.id !== id) problems.push(`product ${id} holds id ${product.id}`);
+    if (skus[product.sku] !== id) problems.push(`product ${id}'s sku ${product.sku} points to ${skus[product.sku]}`);
+    if (skuOf[id] !== product.sku) problems.push(`sku-of ${id} is ${skuOf[id]}, the product has ${product.sku}`);
+  }
+  for (const [sku, id] of Object.entries(skus)) {
+    const json = products[id];
+    if (json === undefined) problems.push(`sku ${sku} points to missing product ${id}`);
+    else if (decodeProduct(json).sku !== sku)
+      problems.push(`sku ${sku} points to ${id}, which holds ${decodeProduct(json).sku}`);
+  }
+  for (const id of Object.keys(skuOf))
+    if (products[id] === undefined) problems.push(`sku-of has missing product ${id}`);
+  return problems;
+}
