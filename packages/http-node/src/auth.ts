@@ -1,0 +1,111 @@
+import { hash, timingSafeEqual } from "node:crypto";
+import { CatalogError, type Site, siteKey } from "@catalog-kit/catalog-core";
+import { HttpError } from "./problem.ts";
+
+/** One access token and the sites it may use. */
+export interface AccessToken {
+  /** The secret as clients send it in `X-Service-Access-Token`. */
+  readonly token?: string | undefined;
+  /** Instead of `token`: the hex SHA-256 of the secret, so that a config file need not hold it. */
+  readonly tokenSha256?: string | undefined;
+  /** `"*"` for every site, or the sites this token may read and write. */
+  readonly sites: "*" | readonly Site[];
+  /** Where imports without `siteId`/`siteType` go; defaults to the only site of a one-site token. */
+  readonly defaultSite?: Site | undefined;
+}
+
+/** What an authenticated request may do. */
+export interface Grant {
+  /** Whether the token covers `site`; a site it does not cover must look like an unknown one. */
+  covers(site: Site): boolean;
+  /** Site of imports that name none, if the token has one. */
+  readonly defaultSite: Site | undefined;
+}
+
+interface Entry extends Grant {
+  readonly digest: Buffer;
+}
+
+const HEX_SHA256 = /^[0-9a-f]{64}$/i;
+
+function digestOf(token: AccessToken, index: number): Buffer {
+  const { token: secret, tokenSha256 } = token;
+  if ((secret === undefined) === (tokenSha256 === undefined)) {
+    throw new TypeError(`tokens[${index}]: give exactly one of token and tokenSha256`);
+  }
+  if (secret !== undefined) {
+    if (secret === "") throw new TypeError(`tokens[${index}].token: must not be empty`);
+    return hash("sha256", secret, "buffer");
+  }
+  if (!HEX_SHA256.test(tokenSha256 as string)) {
+    throw new TypeError(`tokens[${index}].tokenSha256: must be 64 hexadecimal digits`);
+  }
+  return Buffer.from(tokenSha256 as string, "hex");
+}
+
+function entryOf(token: AccessToken, index: number): Entry {
+  const digest = digestOf(token, index);
+  if (token.sites === "*") {
+    return { digest, covers: () => true, defaultSite: token.defaultSite };
+  }
+  const keys = new Set(token.sites.map(siteKey));
+  const defaultSite = token.defaultSite ?? (token.sites.length === 1 ? token.sites[0] : undefined);
+  if (defaultSite !== undefined && !keys.has(siteKey(defaultSite))) {
+    throw new TypeError(`tokens[${index}].defaultSite: must be one of the token's sites`);
+  }
+  return { digest, covers: (site) => keys.has(siteKey(site)), defaultSite };
+}
+
+/** Returns the grant of a presented token; throws `UNAUTHORIZED` for a missing or unknown one. */
+export type Authenticator = (presented: string | string[] | undefined) => Grant;
+
+/**
+ * Builds the token check. Every presented token is hashed and compared with every known digest
+ * by `timingSafeEqual`, so neither the position of a mismatch nor the length of a token leaks.
+ */
+export function createAuthenticator(tokens: readonly AccessToken[]): Authenticator {
+  const entries = tokens.map(entryOf);
+  return (presented) => {
+    if (typeof presented !== "string" || presented === "") {
+      throw new HttpError("UNAUTHORIZED", "Missing X-Service-Access-Token header");
+    }
+    const digest = hash("sha256", presented, "buffer");
+    let grant: Grant | undefined;
+    for (const entry of entries) {
+      if (timingSafeEqual(digest, entry.digest) && grant === undefined) grant = entry;
+    }
+    if (grant === undefined) throw new HttpError("UNAUTHORIZED", "Invalid access token");
+    return grant;
+  };
+}
+
+/** The error for a site that does not exist, or that the token does not cover: they are one answer. */
+export function siteNotFound(site: Site): CatalogError {
+  return new CatalogError("SITE_NOT_FOUND", `Site ${site.siteType}/${site.siteId} does not exist`);
+}
+
+/**
+ * The site of an import: the one the body names (if the token covers it), else the token's default
+ * site; `SITE_REQUIRED` when neither can be had or only one of siteId and siteType is given.
+ */
+export function resolveSite(grant: Grant, siteId: string | undefined, siteType: string | undefined): Site {
+  if (siteId === undefined && siteType === undefined) {
+    if (grant.defaultSite !== undefined) return grant.defaultSite;
+    const message = "Required: this token has no default site";
+    throw new CatalogError("SITE_REQUIRED", "Give siteId and siteType: this token has no default site", {
+      problems: [
+        { pointer: "/siteId", message },
+        { pointer: "/siteType", message },
+      ],
+    });
+  }
+  if (siteId === undefined || siteType === undefined) {
+    const [missing, given] = siteId === undefined ? ["siteId", "siteType"] : ["siteType", "siteId"];
+    throw new CatalogError("SITE_REQUIRED", `Give both siteId and siteType, or neither; ${missing} is missing`, {
+      problems: [{ pointer: `/${missing}`, message: `Required when ${given} is given` }],
+    });
+  }
+  const site: Site = { siteId, siteType };
+  if (!grant.covers(site)) throw siteNotFound(site);
+  return site;
+}

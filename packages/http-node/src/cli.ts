@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+import { randomBytes } from "node:crypto";
+import { createCatalog } from "@catalog-kit/catalog-core";
+import { formatAccessLog } from "./access-log.ts";
+import { ConfigError, loadConfig, parseConfig, type ServerConfig } from "./config.ts";
+import { createCatalogHandler } from "./handler.ts";
+import { openStore } from "./open-store.ts";
+import { API_PREFIX } from "./routes.ts";
+import { startServer } from "./server.ts";
+
+const DEMO_SITE = { siteId: "demo", siteType: "demo" } as const;
+
+function readPort(value: string | undefined): number {
+  if (value === undefined || value === "") return 3000;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535)
+    throw new ConfigError("the environment", [`PORT: Must be a port number (0-65535), got "${value}"`]);
+  return port;
+}
+
+function demoBanner(url: string, token: string): string {
+  const auth = `-H 'X-Service-Access-Token: ${token}'`;
+  const product = {
+    id: "demo-1",
+    sku: "DEMO-SKU-1",
+    title: "Demo product",
+    price: 19.99,
+    available: true,
+    featured_image: "https://example.com/demo-1.jpg",
+    url: "https://example.com/products/demo-1",
+  };
+  return [
+    `Demo mode (no CATALOG_CONFIG): memory storage, one site (siteId "demo", siteType "demo").`,
+    `Access token: ${token}`,
+    "",
+    "Import a product:",
+    `curl -sS -X POST '${url}${API_PREFIX}' ${auth} -H 'Content-Type: application/json' -d '${JSON.stringify({ product })}'`,
+    "Read it back:",
+    `curl -sS '${url}${API_PREFIX}/demo-1?siteId=demo&siteType=demo' ${auth}`,
+    "",
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const port = readPort(process.env.PORT);
+  const host = process.env.HOST || "127.0.0.1";
+  const configFile = process.env.CATALOG_CONFIG;
+  const demoToken = configFile ? undefined : randomBytes(24).toString("base64url");
+  const config: ServerConfig = configFile
+    ? await loadConfig(configFile)
+    : parseConfig({ sites: [DEMO_SITE], tokens: [{ token: demoToken, sites: [DEMO_SITE] }] }, "the demo configuration");
+
+  const store = await openStore(config.storage);
+  const catalog = createCatalog({ store, sites: config.sites, limits: config.limits });
+  const handler = createCatalogHandler(catalog, {
+    tokens: config.tokens,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    maxProductsPerRequest: config.limits.maxProductsPerRequest,
+    notFoundStatus: config.notFoundStatus,
+    accessLog: (entry) => process.stdout.write(`${formatAccessLog(entry)}\n`),
+    onError: (error) => console.error("Request failed:", error),
+  });
+  const server = await startServer({ handler, port, host }).catch(async (error: unknown) => {
+    await catalog.close(); // an open store connection would keep the failed process alive
+    throw error;
+  });
+  // Handlers first: a signal that arrives right after the banner must already stop gracefully.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.error(`${signal} again: exiting at once`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`${signal}: finishing in-flight requests, then stopping\n`);
+    server
+      .close()
+      .then(() => catalog.close())
+      .then(() => process.stdout.write("Stopped\n"))
+      .catch((error: unknown) => {
+        console.error("Error while stopping:", error);
+        process.exitCode = 1;
+      });
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.stdout.write(`catalog-kit server listening on ${server.url}\n`);
+  if (demoToken !== undefined) process.stdout.write(demoBanner(server.url, demoToken));
+  else {
+    const { sites, tokens, storage } = config;
+    process.stdout.write(
+      `Configuration ${configFile}: ${sites.length} site(s), ${tokens.length} token(s), ${storage.adapter} storage\n`,
+    );
+  }
+  catalog.checkHealth().catch((error: unknown) => console.error("Warning: the storage does not answer yet:", error));
+}
+
+main().catch((error: unknown) => {
+  console.error(
+    error instanceof ConfigError ? error.message : `Cannot start the server: ${(error as Error).message ?? error}`,
+  );
+  process.exitCode = 1;
+});

@@ -1,0 +1,160 @@
+import { readFile } from "node:fs/promises";
+import { DEFAULT_MAX_PRODUCTS, type Site, SiteSchema, siteKey } from "@catalog-kit/catalog-core";
+import * as v from "valibot";
+import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+
+const Count = v.pipe(
+  v.number("Must be a number"),
+  v.safeInteger("Must be an integer"),
+  v.minValue(1, "Must be at least 1"),
+);
+const Secret = v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty"));
+
+const TokenSchema = v.pipe(
+  v.strictObject({
+    token: v.optional(Secret),
+    tokenSha256: v.optional(
+      v.pipe(
+        v.string("Must be a string"),
+        v.regex(/^[0-9a-f]{64}$/i, "Must be the SHA-256 of the token: 64 hexadecimal digits"),
+      ),
+    ),
+    sites: v.union(
+      [v.literal("*"), v.pipe(v.array(SiteSchema), v.minLength(1, "Must list at least one site"))],
+      'Must be "*" or a list of sites',
+    ),
+    defaultSite: v.optional(SiteSchema),
+  }),
+  v.check(
+    (token) => (token.token === undefined) !== (token.tokenSha256 === undefined),
+    "Give exactly one of token and tokenSha256",
+  ),
+);
+
+const StorageSchema = v.pipe(
+  v.variant(
+    "adapter",
+    [
+      v.strictObject({ adapter: v.literal("memory") }),
+      v.strictObject({
+        adapter: v.literal("redis"),
+        url: v.optional(
+          v.pipe(v.string("Must be a string"), v.regex(/^rediss?:\/\//, "Must start with redis:// or rediss://")),
+        ),
+        cluster: v.optional(
+          v.pipe(
+            v.array(
+              v.pipe(v.string("Must be a string"), v.regex(/^rediss?:\/\//, "Must start with redis:// or rediss://")),
+            ),
+            v.minLength(1, "Must list at least one node"),
+          ),
+        ),
+        keyPrefix: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")), "catalog"),
+      }),
+    ],
+    'Must be { "adapter": "memory" } or { "adapter": "redis", ... }',
+  ),
+  v.check(
+    (storage) => storage.adapter === "memory" || (storage.url === undefined) !== (storage.cluster === undefined),
+    "A redis storage needs exactly one of url and cluster",
+  ),
+);
+
+/** The schema of the server's configuration file (`CATALOG_CONFIG`); unknown keys are errors. */
+export const ConfigSchema = v.strictObject({
+  sites: v.pipe(v.array(SiteSchema), v.minLength(1, "Must list at least one site")),
+  tokens: v.pipe(v.array(TokenSchema), v.minLength(1, "Must list at least one token")),
+  storage: v.optional(StorageSchema, { adapter: "memory" }),
+  limits: v.optional(
+    v.strictObject({
+      maxBodyBytes: v.optional(Count, DEFAULT_MAX_BODY_BYTES),
+      maxProductsPerRequest: v.optional(Count, DEFAULT_MAX_PRODUCTS),
+    }),
+    {},
+  ),
+  notFoundStatus: v.optional(v.picklist([400, 404], "Must be 400 or 404"), 400),
+});
+
+/** A validated server configuration, defaults applied. */
+export type ServerConfig = v.InferOutput<typeof ConfigSchema>;
+
+/** Where the storage of a configuration lives. */
+export type StorageConfig = ServerConfig["storage"];
+
+/** A configuration that cannot be used; `issues` name each offending key path. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  readonly issues: readonly string[];
+
+  constructor(source: string, issues: readonly string[]) {
+    super(`Invalid configuration in ${source}:\n${issues.map((issue) => `  - ${issue}`).join("\n")}`);
+    this.issues = issues;
+  }
+}
+
+function keyPath(path: readonly (string | number)[]): string {
+  let text = "";
+  for (const key of path) text += typeof key === "number" ? `[${key}]` : text === "" ? key : `.${key}`;
+  return text === "" ? "(top level)" : text;
+}
+
+function describe(issue: v.BaseIssue<unknown>): string {
+  const path = (issue.path ?? []).map((item) => item.key as string | number);
+  // valibot reports an unknown key as one expected to be never, a missing key as one expected by name.
+  const message =
+    issue.expected === "never"
+      ? "Unknown key"
+      : issue.type === "strict_object" && issue.input === undefined
+        ? "Required key is missing"
+        : issue.message;
+  return `${keyPath(path)}: ${message}`;
+}
+
+// Cross-references a schema cannot see: every token site and default site must be configured.
+function checkReferences(config: ServerConfig): string[] {
+  const issues: string[] = [];
+  const known = new Set(config.sites.map(siteKey));
+  const unknown = (site: Site) => !known.has(siteKey(site));
+  config.tokens.forEach((token, t) => {
+    if (token.sites !== "*") {
+      token.sites.forEach((site, s) => {
+        if (unknown(site))
+          issues.push(`tokens[${t}].sites[${s}]: Site ${site.siteType}/${site.siteId} is not in "sites"`);
+      });
+    }
+    const { defaultSite } = token;
+    if (defaultSite === undefined) return;
+    if (unknown(defaultSite))
+      issues.push(`tokens[${t}].defaultSite: Site ${defaultSite.siteType}/${defaultSite.siteId} is not in "sites"`);
+    else if (token.sites !== "*" && !token.sites.some((site) => siteKey(site) === siteKey(defaultSite))) {
+      issues.push(`tokens[${t}].defaultSite: Must be one of the token's sites`);
+    }
+  });
+  return issues;
+}
+
+/** Validates a parsed configuration; throws `ConfigError` naming every bad key path. */
+export function parseConfig(input: unknown, source = "configuration"): ServerConfig {
+  const result = v.safeParse(ConfigSchema, input);
+  if (!result.success) throw new ConfigError(source, result.issues.map(describe));
+  const issues = checkReferences(result.output);
+  if (issues.length > 0) throw new ConfigError(source, issues);
+  return result.output;
+}
+
+/** Reads and validates a JSON configuration file. */
+export async function loadConfig(file: string): Promise<ServerConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new ConfigError(file, [`Cannot read the file: ${(error as Error).message}`]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(file, [`Not valid JSON: ${(error as Error).message}`]);
+  }
+  return parseConfig(json, file);
+}

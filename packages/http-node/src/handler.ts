@@ -1,0 +1,222 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type Catalog,
+  CatalogError,
+  DEFAULT_MAX_PRODUCTS,
+  type ImportOptions,
+  isCatalogError,
+  type LookupOptions,
+  type Site,
+  toProductView,
+} from "@catalog-kit/catalog-core";
+import { type AccessToken, createAuthenticator, type Grant, resolveSite, siteNotFound } from "./auth.ts";
+import { ClientGoneError, DEFAULT_MAX_BODY_BYTES, parseJson, readBody, requireJson } from "./body.ts";
+import { readEnvelope } from "./envelope.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
+import { ALLOW, decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "./routes.ts";
+import { sendJson, summaryText } from "./success.ts";
+
+/** One line of the access log: never the token, never the query string. */
+export interface AccessLogEntry {
+  readonly method: string;
+  /** The request path without its query string, as the client sent it (still percent-encoded). */
+  readonly path: string;
+  readonly status: number;
+  readonly durationMs: number;
+}
+
+/** How the handler authenticates, limits and reports. */
+export interface HandlerOptions {
+  /** The access tokens and the sites each may use. */
+  readonly tokens: readonly AccessToken[];
+  /** Largest request body in bytes; default 50 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Published in /openapi.json; pass the value the catalog enforces (default 100,000). */
+  readonly maxProductsPerRequest?: number;
+  /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
+  readonly notFoundStatus?: 400 | 404;
+  /** Called once per answered request, after the response was handed to the socket. */
+  readonly accessLog?: (entry: AccessLogEntry) => void;
+  /** Called with every failure that became a 500 or a failed health check; defaults to `console.error`. */
+  readonly onError?: (error: unknown, req: IncomingMessage) => void;
+}
+
+/** A `node:http` request listener; it never rejects and never throws. */
+export type CatalogHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+type ImportKind = "single" | "bulk" | "csv";
+
+const TOKEN_HEADER = "x-service-access-token";
+const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
+const CLOSE: Readonly<Record<string, string>> = { connection: "close" };
+const HEALTHY = JSON.stringify({ status: "ok" });
+const PRODUCT_QUERY = ["siteId", "siteType", "by"] as const;
+const IMPORT_QUERY = ["dryRun"] as const;
+const FIELD: Readonly<Record<ImportKind, string>> = { single: "product", bulk: "products", csv: "csvContent" };
+const ANY_FIELD: LookupOptions = {};
+const BY_ID: LookupOptions = { by: "id" };
+const BY_SKU: LookupOptions = { by: "sku" };
+const WRITE: ImportOptions = { dryRun: false };
+const DRY_RUN: ImportOptions = { dryRun: true };
+
+// A body the handler did not read would otherwise be drained after the answer: close instead.
+function bodyPending(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers["content-length"];
+  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
+}
+
+/**
+ * Creates the request listener of the catalog's HTTP API: routing, token check, body limits and
+ * problem+json errors. It makes no catalog decisions and never reads product fields.
+ */
+export function createCatalogHandler(catalog: Catalog, options: HandlerOptions): CatalogHandler {
+  const authenticate = createAuthenticator(options.tokens);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const notFoundStatus = options.notFoundStatus ?? 400;
+  const { accessLog } = options;
+  const onError =
+    options.onError ?? ((error: unknown) => console.error("Internal error while handling a request:", error));
+  let openapi: string | undefined;
+
+  function fail(
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: unknown,
+    extra?: Readonly<Record<string, string>>,
+  ): void {
+    if (error instanceof ClientGoneError) {
+      res.statusCode = 499; // nothing is sent; the access log shows that the client left
+      return;
+    }
+    if (isInternal(error)) onError(error, req);
+    if (res.headersSent || res.destroyed) return;
+    const headers = bodyPending(req) ? { ...extra, ...CLOSE } : extra;
+    sendProblem(res, toProblem(error, notFoundStatus), headers);
+  }
+
+  async function health(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await catalog.checkHealth();
+    } catch (error) {
+      onError(error, req);
+      const unavailable = isCatalogError(error, "STORAGE_UNAVAILABLE")
+        ? error
+        : new CatalogError("STORAGE_UNAVAILABLE", "The storage does not answer", { cause: error });
+      sendProblem(res, toProblem(unavailable, notFoundStatus));
+      return;
+    }
+    sendJson(res, HEALTHY);
+  }
+
+  async function lookup(
+    res: ServerResponse,
+    grant: Grant,
+    rawId: string,
+    query: string,
+    remove: boolean,
+  ): Promise<void> {
+    const { siteId, siteType, by } = parseQuery(query, PRODUCT_QUERY);
+    let problems: ProblemEntry[] | undefined;
+    if (!siteId) (problems ??= []).push({ parameter: "siteId", message: "Query parameter siteId is required" });
+    if (!siteType) (problems ??= []).push({ parameter: "siteType", message: "Query parameter siteType is required" });
+    if (by !== undefined && by !== "id" && by !== "sku") {
+      (problems ??= []).push({ parameter: "by", message: "Query parameter by must be id or sku" });
+    }
+    if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
+    const key = decodeProductId(rawId);
+    const site: Site = { siteId: siteId as string, siteType: siteType as string };
+    if (!grant.covers(site)) throw siteNotFound(site);
+    const lookupOptions = by === undefined ? ANY_FIELD : by === "id" ? BY_ID : BY_SKU;
+    if (remove) {
+      const product = await catalog.deleteProduct(site, key, lookupOptions);
+      sendJson(res, JSON.stringify({ message: `Product "${product.id}" (sku "${product.sku}") deleted` }));
+    } else {
+      sendJson(res, JSON.stringify(toProductView(await catalog.getProduct(site, key, lookupOptions))));
+    }
+  }
+
+  async function runImport(req: IncomingMessage, res: ServerResponse, grant: Grant, kind: ImportKind, query: string) {
+    const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
+    requireJson(req.headers["content-type"]);
+    const envelope = readEnvelope(parseJson(await readBody(req, res, maxBodyBytes)), FIELD[kind]);
+    const extra = envelope.deprecated ? DEPRECATION : undefined;
+    try {
+      if (envelope.problems.length > 0) {
+        throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
+      }
+      const site = resolveSite(grant, envelope.siteId, envelope.siteType);
+      const importOptions = dryRun ? DRY_RUN : WRITE;
+      const summary =
+        kind === "bulk"
+          ? await catalog.importProducts(site, envelope.payload, importOptions)
+          : kind === "csv"
+            ? await catalog.importCsv(site, envelope.payload, importOptions)
+            : await catalog.importProduct(site, envelope.payload, importOptions);
+      sendJson(res, summaryText(summary), extra);
+    } catch (error) {
+      fail(req, res, error, extra);
+    }
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
+    const resource = matchRoute(path);
+    if (resource === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
+    const method = req.method === "HEAD" ? "GET" : req.method;
+    const { kind } = resource;
+    let rawId: string | undefined;
+    let importKind: ImportKind | undefined;
+    if (kind === "product") {
+      if (method === "GET" || method === "DELETE") rawId = resource.rawId;
+    } else if (kind === "bulk") {
+      if (method === "POST") importKind = "bulk";
+      else if (method === "GET" || method === "DELETE") rawId = "bulk";
+    } else if (kind === "health" || kind === "openapi") {
+      if (method === "GET") {
+        if (kind === "health") return health(req, res);
+        openapi ??= JSON.stringify(
+          buildOpenApi({
+            maxBodyBytes,
+            maxProductsPerRequest: options.maxProductsPerRequest ?? DEFAULT_MAX_PRODUCTS,
+            notFoundStatus,
+          }),
+        );
+        return sendJson(res, openapi);
+      }
+    } else if (method === "POST") importKind = kind;
+
+    if (rawId === undefined && importKind === undefined) {
+      throw new HttpError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}`, {
+        headers: { allow: ALLOW[kind] },
+      });
+    }
+    const grant = authenticate(req.headers[TOKEN_HEADER]);
+    if (rawId !== undefined) return lookup(res, grant, rawId, query, method === "DELETE");
+    return runImport(req, res, grant, importKind as ImportKind, query);
+  }
+
+  return async function handleCatalogRequest(req, res) {
+    const started = accessLog === undefined ? 0 : performance.now();
+    const target = req.url ?? "/";
+    const queryAt = target.indexOf("?");
+    const path = pathOf(target, queryAt);
+    try {
+      await dispatch(req, res, path, queryAt === -1 ? "" : target.slice(queryAt + 1));
+    } catch (error) {
+      try {
+        fail(req, res, error);
+      } catch (sendError) {
+        onError(sendError, req);
+        res.destroy();
+      }
+    }
+    if (accessLog !== undefined) {
+      try {
+        accessLog({ method: req.method ?? "", path, status: res.statusCode, durationMs: performance.now() - started });
+      } catch (logError) {
+        onError(logError, req);
+      }
+    }
+  };
+}

@@ -1,0 +1,6 @@
+export { formatAccessLog } from "./access-log.ts";
+export type { AccessToken } from "./auth.ts";
+export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+export { type AccessLogEntry, type CatalogHandler, createCatalogHandler, type HandlerOptions } from "./handler.ts";
+export { type HttpErrorCode, PROBLEM_STATUSES, type ProblemBody, type ProblemCode } from "./problem.ts";
+export { type RunningServer, type ServerOptions, startServer } from "./server.ts";

@@ -1,0 +1,176 @@
+import type { ServerResponse } from "node:http";
+import { CatalogError, type ErrorCode, type Problem } from "@catalog-kit/catalog-core";
+
+/** The codes only the HTTP layer reports; the catalog never learns about HTTP. */
+export type HttpErrorCode =
+  | "UNAUTHORIZED"
+  | "INVALID_JSON"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "INTERNAL_ERROR";
+
+/** Every code an error body may carry. */
+export type ProblemCode = ErrorCode | HttpErrorCode;
+
+/** A problem entry as sent: a catalog problem, or one naming a query or path parameter. */
+export interface ProblemEntry extends Problem {
+  readonly parameter?: string;
+}
+
+/** Details an `HttpError` may carry. */
+export interface HttpErrorDetails {
+  readonly problems?: readonly ProblemEntry[];
+  readonly limit?: number;
+  readonly received?: number;
+  /** Extra response headers, such as `Allow` on a 405. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A failure of the HTTP exchange itself (token, body, route), answered as problem+json. */
+export class HttpError extends Error {
+  override name = "HttpError";
+  readonly code: HttpErrorCode;
+  readonly problems: readonly ProblemEntry[];
+  readonly limit: number | undefined;
+  readonly received: number | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(code: HttpErrorCode, message: string, details: HttpErrorDetails = {}) {
+    super(message);
+    this.code = code;
+    this.problems = details.problems ?? [];
+    this.limit = details.limit;
+    this.received = details.received;
+    this.headers = details.headers;
+  }
+}
+
+// The one place that knows statuses: a new code does not compile until it has one.
+const STATUS: Record<ProblemCode, number> = {
+  UNAUTHORIZED: 401,
+  INVALID_JSON: 400,
+  VALIDATION_FAILED: 400,
+  INVALID_CSV: 400,
+  SITE_REQUIRED: 400,
+  SITE_NOT_FOUND: 400,
+  PRODUCT_NOT_FOUND: 400,
+  SKU_CONFLICT: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_PRODUCTS: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  STORAGE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+};
+
+const TITLE: Record<ProblemCode, string> = {
+  UNAUTHORIZED: "Access token missing or invalid",
+  INVALID_JSON: "Request body is not valid JSON",
+  VALIDATION_FAILED: "Request is invalid",
+  INVALID_CSV: "CSV document is malformed",
+  SITE_REQUIRED: "Site is required",
+  SITE_NOT_FOUND: "Site not found",
+  PRODUCT_NOT_FOUND: "Product not found",
+  SKU_CONFLICT: "SKU conflict",
+  PAYLOAD_TOO_LARGE: "Request body too large",
+  TOO_MANY_PRODUCTS: "Too many products",
+  UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
+  NOT_FOUND: "Not found",
+  METHOD_NOT_ALLOWED: "Method not allowed",
+  STORAGE_UNAVAILABLE: "Storage unavailable",
+  INTERNAL_ERROR: "Internal server error",
+};
+
+/** Every problem code with its default status, as published in the OpenAPI document. */
+export const PROBLEM_STATUSES: Readonly<Record<ProblemCode, number>> = STATUS;
+
+/** Codes that mean "no such site or product"; `notFoundStatus` applies to them. */
+const NOT_FOUND_CODES: ReadonlySet<ProblemCode> = new Set(["SITE_NOT_FOUND", "PRODUCT_NOT_FOUND"]);
+
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The RFC 9457 `type` URI of a code. */
+export function problemType(code: ProblemCode): string {
+  return `urn:catalog-kit:problem:${code.toLowerCase().replaceAll("_", "-")}`;
+}
+
+/** An RFC 9457 problem details body, with the project's extension members. */
+export interface ProblemBody {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly code: ProblemCode;
+  readonly errors: readonly ProblemEntry[];
+  readonly errorCount: number;
+  readonly limit?: number;
+  readonly received?: number;
+}
+
+/** A problem ready to send: status, body and the headers it needs. */
+export interface ProblemResponse {
+  readonly status: number;
+  readonly body: ProblemBody;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+}
+
+/** True for errors that deserve a log line: anything that becomes a 500. */
+export function isInternal(error: unknown): boolean {
+  return !(error instanceof HttpError || error instanceof CatalogError) || error.code === "INTERNAL_ERROR";
+}
+
+/**
+ * Turns any thrown value into a problem response. Known errors keep their code and details;
+ * anything else becomes a 500 whose body says nothing about the failure (no message, no stack).
+ */
+export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): ProblemResponse {
+  let code: ProblemCode = "INTERNAL_ERROR";
+  let detail = "The server failed to process the request";
+  let problems: readonly ProblemEntry[] = [];
+  let errorCount = 0;
+  let limit: number | undefined;
+  let received: number | undefined;
+  let headers: Readonly<Record<string, string>> | undefined;
+  if (error instanceof CatalogError) {
+    ({ code, problems, errorCount, limit, received } = error);
+    detail = error.message;
+  } else if (error instanceof HttpError) {
+    ({ code, problems, limit, received, headers } = error);
+    errorCount = problems.length;
+    detail = error.message;
+  }
+  const status = NOT_FOUND_CODES.has(code) ? notFoundStatus : STATUS[code];
+  if (status === 503) headers = { ...headers, "retry-after": String(RETRY_AFTER_SECONDS) };
+  const body: ProblemBody = {
+    type: problemType(code),
+    title: TITLE[code],
+    status,
+    detail,
+    code,
+    errors: problems,
+    errorCount: Math.max(errorCount, problems.length),
+    ...(limit === undefined ? {} : { limit }),
+    ...(received === undefined ? {} : { received }),
+  };
+  return { status, body, headers };
+}
+
+/** Sends a problem response; `extra` headers (such as `Deprecation`) are added. */
+export function sendProblem(
+  res: ServerResponse,
+  problem: ProblemResponse,
+  extra?: Readonly<Record<string, string>>,
+): void {
+  const text = JSON.stringify(problem.body);
+  res.writeHead(problem.status, {
+    ...problem.headers,
+    ...extra,
+    "content-type": "application/problem+json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}

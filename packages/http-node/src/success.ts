@@ -1,0 +1,29 @@
+import type { ServerResponse } from "node:http";
+import type { ImportSummary } from "@catalog-kit/catalog-core";
+
+const JSON_TYPE = "application/json";
+
+/** Sends a 200 JSON answer with its exact Content-Length; `extra` headers (such as `Deprecation`) are added. */
+export function sendJson(res: ServerResponse, text: string, extra?: Readonly<Record<string, string>>): void {
+  const length = Buffer.byteLength(text);
+  res.writeHead(
+    200,
+    extra === undefined
+      ? { "content-type": JSON_TYPE, "content-length": length }
+      : { ...extra, "content-type": JSON_TYPE, "content-length": length },
+  );
+  res.end(text);
+}
+
+function plural(count: number): string {
+  return count === 1 ? "product" : "products";
+}
+
+/** The body of a successful import: `{ message, total, created, updated, unchanged }`, plus `dryRun: true` for a dry run. */
+export function summaryText({ total, created, updated, unchanged, dryRun }: ImportSummary): string {
+  const message = dryRun
+    ? `Dry run: ${total} ${plural(total)} checked (${created} would be created, ${updated} updated, ${unchanged} unchanged); nothing was written`
+    : `Imported ${total} ${plural(total)}: ${created} created, ${updated} updated, ${unchanged} unchanged`;
+  const body = { message, total, created, updated, unchanged };
+  return JSON.stringify(dryRun ? { ...body, dryRun: true } : body);
+}

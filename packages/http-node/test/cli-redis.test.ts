@@ -1,0 +1,104 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import {
+  freePort,
+  type RedisCluster,
+  type RedisServer,
+  startRedisCluster,
+  startRedisServer,
+} from "../../adapter-redis/test/support/redis-server.ts";
+import { describeWithRedis } from "../../adapter-redis/test/support/with-redis.ts";
+import { type CliProcess, startCli, stopCli } from "./support/cli-process.ts";
+
+const site = { siteId: "shop-1", siteType: "shopify" };
+const product = {
+  id: "r-1",
+  sku: "R-1",
+  title: "Redis product",
+  available: true,
+  featured_image: "https://i",
+  url: "https://u",
+};
+const headers = { "x-service-access-token": "redis-admin", "content-type": "application/json" };
+
+describeWithRedis("the standalone server with Redis storage", () => {
+  let dir: string;
+  let redis: RedisServer;
+  let cluster: RedisCluster | undefined;
+  const running: CliProcess[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "catalog-cli-redis-"));
+    redis = await startRedisServer();
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map(stopCli));
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    await cluster?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function serve(storage: unknown): Promise<{ server: CliProcess; url: string }> {
+    const file = join(dir, `config-${running.length}-${Date.now()}.json`);
+    await writeFile(file, JSON.stringify({ sites: [site], tokens: [{ token: "redis-admin", sites: "*" }], storage }));
+    const server = startCli({ CATALOG_CONFIG: file });
+    running.push(server);
+    const url = /listening on (http:\S+)/.exec(await server.waitForOutput(/listening on http:\S+\n/))?.[1] as string;
+    return { server, url };
+  }
+
+  async function roundTrip(url: string): Promise<void> {
+    const imported = await fetch(`${url}/external/product/v1`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ ...site, product }),
+    });
+    expect(await imported.json()).toMatchObject({ total: 1 });
+    const found = await fetch(`${url}/external/product/v1/R-1?siteId=shop-1&siteType=shopify`, { headers });
+    expect(await found.json()).toEqual({
+      id: "r-1",
+      sku: "R-1",
+      title: "Redis product",
+      featured_image: "https://i",
+      url: "https://u",
+    });
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  }
+
+  it("imports and reads through a Redis url, keeps data across restarts, and stops cleanly", async () => {
+    const storage = { adapter: "redis", url: redis.url, keyPrefix: "cli-test" };
+    const first = await serve(storage);
+    await roundTrip(first.url);
+    first.server.child.kill("SIGTERM");
+    expect(await first.server.exited).toBe(0);
+
+    const second = await serve(storage);
+    const found = await fetch(`${second.url}/external/product/v1/r-1?siteId=shop-1&siteType=shopify`, { headers });
+    expect(found.status).toBe(200);
+    second.server.child.kill("SIGTERM");
+    expect(await second.server.exited).toBe(0);
+  });
+
+  it("works with a Redis Cluster", async () => {
+    cluster = await startRedisCluster(3);
+    const { server, url } = await serve({ adapter: "redis", cluster: cluster.nodes, keyPrefix: "cli-cluster" });
+    await roundTrip(url);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  });
+
+  it("starts while Redis is away, answers 503 with Retry-After, and still stops on SIGTERM", async () => {
+    const { server, url } = await serve({ adapter: "redis", url: `redis://127.0.0.1:${await freePort()}` });
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get("retry-after")).toBe("5");
+    const lookup = await fetch(`${url}/external/product/v1/x?siteId=shop-1&siteType=shopify`, { headers });
+    expect(await lookup.json()).toMatchObject({ status: 503, code: "STORAGE_UNAVAILABLE" });
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../src/config.ts";
+
+// The example of the API contract, verbatim.
+const contractExample = {
+  sites: [{ siteId: "shop-1", siteType: "shopify" }],
+  tokens: [
+    { token: "admin-secret", sites: "*" },
+    { token: "shop1-secret", sites: [{ siteId: "shop-1", siteType: "shopify" }] },
+  ],
+  storage: { adapter: "memory" },
+  limits: { maxBodyBytes: 52428800, maxProductsPerRequest: 100000 },
+};
+
+function issuesOf(input: unknown): readonly string[] {
+  try {
+    parseConfig(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).issues;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("parseConfig", () => {
+  it("accepts the contract's example and fills in defaults", () => {
+    expect(parseConfig(contractExample)).toEqual({ ...contractExample, notFoundStatus: 400 });
+    const minimal = parseConfig({ sites: contractExample.sites, tokens: [{ token: "t", sites: "*" }] });
+    expect(minimal).toMatchObject({
+      storage: { adapter: "memory" },
+      limits: { maxBodyBytes: 52428800, maxProductsPerRequest: 100000 },
+      notFoundStatus: 400,
+    });
+  });
+
+  it("accepts both redis forms, with a default key prefix", () => {
+    const url = parseConfig({ ...contractExample, storage: { adapter: "redis", url: "redis://127.0.0.1:6390" } });
+    expect(url.storage).toEqual({ adapter: "redis", url: "redis://127.0.0.1:6390", keyPrefix: "catalog" });
+    const cluster = parseConfig({
+      ...contractExample,
+      storage: { adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" },
+    });
+    expect(cluster.storage).toEqual({ adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" });
+  });
+
+  it("names every offending key path at once", () => {
+    const issues = issuesOf({
+      ...contractExample,
+      extra: 1,
+      tokens: [{ token: "", sites: "*", scope: "all" }],
+      limits: { maxBodyBytes: 1.5 },
+      storage: { adapter: "redis", url: "redis://x", cluster: ["redis://y"] },
+    });
+    expect(issues.join("\n")).toMatch(/^extra: Unknown key$/m);
+    expect(issues.join("\n")).toMatch(/^tokens\[0\]\.token: /m);
+    expect(issues.join("\n")).toMatch(/^tokens\[0\]\.scope: Unknown key$/m);
+    expect(issues.join("\n")).toMatch(/^limits\.maxBodyBytes: Must be an integer$/m);
+  });
+
+  it("checks that token sites and default sites are configured sites of the token", () => {
+    const other = { siteId: "shop-2", siteType: "shopify" };
+    expect(issuesOf({ ...contractExample, tokens: [{ token: "t", sites: "*", defaultSite: other }] })).toEqual([
+      'tokens[0].defaultSite: Site shopify/shop-2 is not in "sites"',
+    ]);
+    const two = { ...contractExample, sites: [...contractExample.sites, other] };
+    expect(
+      issuesOf({ ...two, tokens: [{ token: "t", sites: [other], defaultSite: contractExample.sites[0] }] }),
+    ).toEqual(["tokens[0].defaultSite: Must be one of the token's sites"]);
+  });
+
+  it("requires sites and tokens", () => {
+    expect(issuesOf({})).toEqual(["sites: Required key is missing", "tokens: Required key is missing"]);
+    expect(issuesOf({ ...contractExample, sites: [] })).toEqual(["sites: Must list at least one site"]);
+    expect(issuesOf("text")[0]).toMatch(/^\(top level\): /);
+  });
+});

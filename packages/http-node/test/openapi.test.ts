@@ -1,0 +1,80 @@
+import { productJsonSchemas } from "@catalog-kit/catalog-core";
+import { describe, expect, it } from "vitest";
+import { buildOpenApi } from "../src/openapi.ts";
+import { PROBLEM_STATUSES } from "../src/problem.ts";
+
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { operationId: string; responses: Record<string, unknown>; security?: unknown[] }>
+  >;
+  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: Record<string, unknown> };
+  "x-limits": Record<string, number>;
+};
+
+const doc = buildOpenApi({ maxBodyBytes: 1234, maxProductsPerRequest: 56, notFoundStatus: 400 }) as Doc;
+
+function refs(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) refs(item, found);
+  else if (typeof value === "object" && value !== null) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "$ref" && typeof inner === "string") found.push(inner);
+      else refs(inner, found);
+    }
+  }
+  return found;
+}
+
+describe("the OpenAPI document", () => {
+  it("is OpenAPI 3.1 with the five product operations under the token security scheme", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        "POST /external/product/v1 importProduct",
+        "POST /external/product/v1/bulk importProducts",
+        "POST /external/product/v1/bulk/csv importCsv",
+        "GET /external/product/v1/{productId} getProduct",
+        "DELETE /external/product/v1/{productId} deleteProduct",
+      ]),
+    );
+    expect(doc.components.securitySchemes.ServiceAccessToken).toEqual({
+      type: "apiKey",
+      in: "header",
+      name: "X-Service-Access-Token",
+    });
+    expect(doc.paths["/healthz"]?.get?.security).toEqual([]);
+  });
+
+  it("publishes the product schemas generated from the validation schemas, not written by hand", () => {
+    const { Product, ProductView } = productJsonSchemas() as Record<string, Record<string, unknown>>;
+    const { $schema: _p, ...product } = Product as Record<string, unknown>;
+    const { $schema: _v, ...view } = ProductView as Record<string, unknown>;
+    expect(doc.components.schemas.Product).toEqual(product);
+    expect(doc.components.schemas.ProductView).toEqual(view);
+  });
+
+  it("publishes every problem code, the limits, and has no dangling $ref", () => {
+    const problem = doc.components.schemas.Problem as { properties: { code: { enum: string[] } } };
+    expect(problem.properties.code.enum.sort()).toEqual(Object.keys(PROBLEM_STATUSES).sort());
+    expect(doc["x-limits"]).toMatchObject({ maxBodyBytes: 1234, maxProductsPerRequest: 56 });
+    const bulk = doc.components.schemas.BulkImportRequest as { properties: { products: { maxItems: number } } };
+    expect(bulk.properties.products.maxItems).toBe(56);
+    for (const ref of refs(doc)) {
+      const [, section, name] = /^#\/components\/(\w+)\/(.+)$/.exec(ref) ?? [];
+      expect(
+        (doc.components as Record<string, Record<string, unknown>>)[section as string]?.[name as string],
+        ref,
+      ).toBeDefined();
+    }
+  });
+
+  it("lists not-found answers under the configured status", () => {
+    const strict = buildOpenApi({ maxBodyBytes: 1, maxProductsPerRequest: 1, notFoundStatus: 404 }) as Doc;
+    expect(strict.paths["/external/product/v1/{productId}"]?.get?.responses).toHaveProperty("404");
+    expect(doc.paths["/external/product/v1/{productId}"]?.get?.responses).not.toHaveProperty("404");
+  });
+});
