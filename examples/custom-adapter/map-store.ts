@@ -1,0 +1,92 @@
+import {
+  type CatalogStore,
+  encodeProduct,
+  type KeyField,
+  type Product,
+  type Site,
+  type SkuConflict,
+  siteKey,
+} from "@catalog-kit/catalog-core";
+
+/**
+ * The skeleton of a storage adapter: a `CatalogStore` over two flat Maps, keyed by site and id
+ * (or site and sku). Replace the Maps with your storage's calls; keep each method's contract as
+ * documented on `CatalogStore` and prove it with `testCatalogStore` (see the test beside it).
+ */
+export function createMapStore(): CatalogStore {
+  const products = new Map<string, Product>(); // site + id -> product
+  const skus = new Map<string, string>(); // site + sku -> id
+  let closed = false;
+
+  // siteKey is JSON, in which a NUL character is always escaped: the separator cannot be forged.
+  const keyOf = (site: Site, key: string) => `${siteKey(site)}\u0000${key}`;
+
+  function idOf(site: Site, key: string, by: KeyField | undefined): string | undefined {
+    if (by !== "sku" && products.has(keyOf(site, key))) return key;
+    return by === "id" ? undefined : skus.get(keyOf(site, key));
+  }
+
+  function assertOpen(): void {
+    // A real adapter rejects with CatalogError("STORAGE_UNAVAILABLE", ..., { cause }) when its backend fails.
+    if (closed) throw new Error("The store is closed");
+  }
+
+  return {
+    // No await between the checks and the writes: on Node's single thread that makes it atomic.
+    // A networked store needs a transaction or a server-side script instead.
+    async upsert(site, batch, { dryRun }) {
+      assertOpen();
+      const ids = new Set(batch.map((product) => product.id));
+      const conflicts: SkuConflict[] = [];
+      for (const { id, sku } of batch) {
+        const heldBy = skus.get(keyOf(site, sku));
+        if (heldBy !== undefined && heldBy !== id && !ids.has(heldBy)) conflicts.push({ sku, id, heldBy });
+      }
+      if (conflicts.length > 0) return { applied: false, conflicts };
+
+      let created = 0;
+      let unchanged = 0;
+      for (const product of batch) {
+        const old = products.get(keyOf(site, product.id));
+        if (old === undefined) created++;
+        else if (encodeProduct(old) === encodeProduct(product)) unchanged++;
+      }
+      if (!dryRun) {
+        for (const { id } of batch) {
+          const old = products.get(keyOf(site, id));
+          if (old !== undefined && skus.get(keyOf(site, old.sku)) === id) skus.delete(keyOf(site, old.sku));
+        }
+        for (const product of batch) {
+          products.set(keyOf(site, product.id), structuredClone(product));
+          skus.set(keyOf(site, product.sku), product.id);
+        }
+      }
+      return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
+    },
+
+    async find(site, key, by) {
+      assertOpen();
+      const id = idOf(site, key, by);
+      const product = id === undefined ? undefined : products.get(keyOf(site, id));
+      return product && structuredClone(product);
+    },
+
+    async remove(site, key, by) {
+      assertOpen();
+      const id = idOf(site, key, by);
+      const product = id === undefined ? undefined : products.get(keyOf(site, id));
+      if (id === undefined || product === undefined) return undefined;
+      products.delete(keyOf(site, id));
+      skus.delete(keyOf(site, product.sku));
+      return product;
+    },
+
+    async ping() {
+      assertOpen();
+    },
+
+    async close() {
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { expect, it } from "vitest";
+import { runExample } from "./support/run-example.ts";
+
+it("embed-catalog.ts imports JSON and CSV, reads, deletes and reports invalid input", async () => {
+  const { stdout, stderr } = await runExample("embed-catalog.ts");
+  expect(stderr).toBe("");
+  const lines = stdout.split("\n");
+  const json = (prefix: string) =>
+    JSON.parse((lines.find((line) => line.startsWith(prefix)) as string).slice(prefix.length));
+  expect(json("JSON import: ")).toEqual({ total: 2, created: 2, updated: 0, unchanged: 0, dryRun: false });
+  expect(json("CSV import: ")).toEqual({ total: 2, created: 1, updated: 1, unchanged: 0, dryRun: false });
+  expect(json("Get by sku: ")).toMatchObject({ id: "cap-1", title: 'Cap "classic"' });
+  expect(json("Get by id: ")).toMatchObject({ id: "tee-1", sku: "TEE-BLUE-M" });
+  expect(stdout).toContain("Deleted: tee-1");
+  expect(stdout).toContain("Rejected: VALIDATION_FAILED");
+  expect(stdout).toContain("/products/0/available: Must be true or false");
+});

@@ -1,0 +1,29 @@
+import { readFile } from "node:fs/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type CliProcess, startCli, stopCli } from "../../packages/http-node/test/support/cli-process.ts";
+import { parseCurl, performCurl } from "../../packages/http-node/test/support/curl.ts";
+import { docSteps } from "../../packages/http-node/test/support/doc-steps.ts";
+
+const DOC_URL = "http://127.0.0.1:3000";
+
+let server: CliProcess;
+let url: string;
+beforeAll(async () => {
+  server = startCli({ CATALOG_CONFIG: "examples/catalog.config.json" });
+  url = /listening on (http:\S+)/.exec(await server.waitForOutput(/listening on http:\S+\n/))?.[1] as string;
+});
+afterAll(() => stopCli(server));
+
+it("standalone-server.md: every curl answers what the document shows", async () => {
+  const steps = docSteps(await readFile(new URL("../standalone-server.md", import.meta.url), "utf8"));
+  expect(steps.length).toBeGreaterThanOrEqual(6);
+  for (const { command, expected, status } of steps) {
+    expect(command).toContain(DOC_URL);
+    const response = await performCurl(parseCurl(command.replaceAll(DOC_URL, url)));
+    const body = await response.json();
+    expect({ command, status: response.status }).toEqual({ command, status });
+    if (expected !== undefined) expect(body).toEqual(expected);
+  }
+  server.child.kill("SIGTERM");
+  expect(await server.exited).toBe(0);
+});
