@@ -1,0 +1,237 @@
+// HTTP load with autocannon against the standalone server and its baselines, each server in its
+// own process (so the load generator never shares an event loop with a server), rounds alternating.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createInterface } from "node:readline";
+import { createRedisStore } from "@catalog-kit/adapter-redis";
+import { createCatalog } from "@catalog-kit/catalog-core";
+import autocannon from "autocannon";
+import { generateProducts, toBulkBody, toCsvContent } from "../data.ts";
+import { median } from "../measure.ts";
+import { benchOptions } from "../options.ts";
+import { type BenchRedis, startBenchRedis } from "../redis-server.ts";
+import { emit, progress, type Row } from "../report.ts";
+import { KEY_PREFIX, SITE, TOKEN } from "../servers/shared.ts";
+
+const { quick, only } = benchOptions();
+const stored = quick ? 1_000 : 10_000;
+const getSeconds = quick ? 1 : 10;
+const postSeconds = quick ? 1 : 5;
+const rounds = quick ? 1 : 3;
+const BATCH = 1_000;
+const products = generateProducts(stored);
+const here = new URL("..", import.meta.url);
+
+interface Running {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(file: string, args: readonly string[] = []): Promise<Running> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@catalog-kit/source", file, ...args],
+    { cwd: here, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
+    child.once("exit", (code) => reject(new Error(`${file} exited with ${code} before listening`)));
+  });
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+// Visit products in a scrambled order, as real traffic does.
+const getPaths = products.map(
+  (_, i) =>
+    `/external/product/v1/${encodeURIComponent((products[(i * 7_919) % stored] as { id: string }).id)}?siteId=${SITE.siteId}&siteType=${SITE.siteType}`,
+);
+
+// Ten slices of 1,000 stored products, each in two price variants sent in turn, so that every
+// request really updates 1,000 products instead of finding them unchanged.
+function bodies(encode: (batch: typeof products) => string): Buffer[] {
+  const out: Buffer[] = [];
+  for (let variant = 0; variant < 2; variant++) {
+    for (let first = 0; first + BATCH <= stored; first += BATCH) {
+      const batch = products.slice(first, first + BATCH).map((p) => ({ ...p, price: (p.price ?? 0) + variant }));
+      out.push(Buffer.from(encode(batch)));
+    }
+  }
+  return out;
+}
+const bulkBodies = bodies(toBulkBody);
+const csvBodies = bodies((batch) => JSON.stringify({ csvContent: toCsvContent(batch) }));
+
+interface Load {
+  readonly path: string;
+  readonly method: "GET" | "POST";
+  readonly connections: number;
+  readonly seconds: number;
+  readonly bodies?: readonly Buffer[];
+}
+
+/** Requests per second the server answered with 2xx; throws when anything failed. */
+async function load(url: string, spec: Load): Promise<number> {
+  let next = 0;
+  const result = await autocannon({
+    url: `${url}${spec.path}`,
+    connections: spec.connections,
+    duration: spec.seconds,
+    headers: { "x-service-access-token": TOKEN, "content-type": "application/json" },
+    requests: [
+      {
+        method: spec.method,
+        setupRequest: (request) => {
+          const n = next++;
+          if (spec.bodies) return { ...request, body: spec.bodies[n % spec.bodies.length] as unknown as string };
+          return { ...request, path: getPaths[n % getPaths.length] as string };
+        },
+      },
+    ],
+  });
+  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
+    throw new Error(
+      `${url}${spec.path}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`,
+    );
+  }
+  return result.requests.total / (result.duration || spec.seconds);
+}
+
+/** Runs each contender once per round, in turn; returns every contender's per-round rates. */
+async function alternate(name: string, contenders: Record<string, [Running, Load]>): Promise<Map<string, number[]>> {
+  const rates = new Map<string, number[]>(Object.keys(contenders).map((key) => [key, []]));
+  // Untimed load first, so that every server is compiled and warm when its rounds start.
+  if (!quick) for (const [server, spec] of Object.values(contenders)) await load(server.url, { ...spec, seconds: 2 });
+  for (let round = 0; round < rounds; round++) {
+    for (const [key, [server, spec]] of Object.entries(contenders)) {
+      progress(`${name}: ${key}, round ${round + 1} of ${rounds}, ${spec.seconds} s`);
+      rates.get(key)?.push(await load(server.url, spec));
+    }
+  }
+  return rates;
+}
+
+function compare(rates: Map<string, number[]>, subject: string, baseline: string, perRequest = 1) {
+  const a = rates.get(subject) ?? [];
+  const b = rates.get(baseline) ?? [];
+  return {
+    figure: median(a) * perRequest,
+    baseline: median(b) * perRequest,
+    ratio: median(a.map((x, i) => x / (b[i] as number))),
+  };
+}
+
+const GET: Load = { path: "", method: "GET", connections: 50, seconds: getSeconds };
+const BULK: Load = {
+  path: "/external/product/v1/bulk",
+  method: "POST",
+  connections: 10,
+  seconds: postSeconds,
+  bodies: bulkBodies,
+};
+const CSV: Load = {
+  path: "/external/product/v1/bulk/csv",
+  method: "POST",
+  connections: 10,
+  seconds: postSeconds,
+  bodies: csvBodies,
+};
+
+const rows: Row[] = [];
+let redis: BenchRedis | undefined;
+const servers: Running[] = [];
+try {
+  const bareFixed = await startServer("servers/bare-fixed.ts");
+  const bareParse = await startServer("servers/bare-parse.ts");
+  servers.push(bareFixed, bareParse);
+  const haveRedis = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
+  if (haveRedis) {
+    redis = await startBenchRedis();
+    // Redis is loaded once, here; memory servers load their own copy of the same products.
+    const loader = createCatalog({ store: createRedisStore({ url: redis.url, keyPrefix: KEY_PREFIX }), sites: [SITE] });
+    await loader.importProducts(SITE, products);
+    await loader.close();
+  } else {
+    rows.push({
+      scenario: "HTTP scenarios with Redis storage",
+      figure: null,
+      unit: "",
+      note: "not available: redis-server is not installed",
+    });
+  }
+
+  for (const storage of ["memory", "redis"] as const) {
+    if (only !== undefined && !only.includes(storage)) continue;
+    if (storage === "redis" && redis === undefined) continue;
+    const args = ["--storage", storage, "--redis-url", redis?.url ?? "", "--preload", String(stored)];
+    const catalog = await startServer("servers/catalog.ts", args);
+    const fastify = await startServer("servers/fastify.ts", args);
+    servers.push(catalog, fastify);
+    const judged = !quick && storage === "memory";
+    const n = stored.toLocaleString("en-US");
+
+    const get = await alternate(`GET by id, ${storage}`, {
+      catalog: [catalog, GET],
+      fastify: [fastify, GET],
+      bare: [bareFixed, GET],
+    });
+    const scenario = `HTTP GET by id, ${storage}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`;
+    const vsFastify = compare(get, "catalog", "fastify");
+    rows.push({
+      scenario,
+      figure: vsFastify.figure,
+      unit: "req/s",
+      baseline: { name: "fastify, same catalog", figure: vsFastify.baseline, unit: "req/s" },
+      ratio: vsFastify.ratio,
+      ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
+    });
+    const vsBare = compare(get, "catalog", "bare");
+    rows.push({
+      scenario,
+      figure: vsBare.figure,
+      unit: "req/s",
+      baseline: { name: "bare node:http, fixed JSON", figure: vsBare.baseline, unit: "req/s" },
+      ratio: vsBare.ratio,
+      ...(judged ? { target: { label: ">= 0.85x", minRatio: 0.85 } } : {}),
+    });
+
+    const bulk = await alternate(`POST bulk of 1,000, ${storage}`, {
+      catalog: [catalog, BULK],
+      bare: [bareParse, BULK],
+    });
+    const bulkFigures = compare(bulk, "catalog", "bare", BATCH);
+    rows.push({
+      scenario: `HTTP POST bulk of 1,000 products, ${storage}, 10 connections, every product updated`,
+      figure: bulkFigures.figure,
+      unit: "products/s",
+      baseline: { name: "bare node:http, read + JSON.parse only", figure: bulkFigures.baseline, unit: "products/s" },
+      ratio: bulkFigures.ratio,
+      ...(judged ? { target: { label: ">= 0.8x", minRatio: 0.8 } } : {}),
+    });
+
+    const csv = await alternate(`POST CSV of 1,000 rows, ${storage}`, {
+      catalog: [catalog, CSV],
+      bare: [bareParse, CSV],
+    });
+    const csvFigures = compare(csv, "catalog", "bare", BATCH);
+    rows.push({
+      scenario: `HTTP POST CSV of 1,000 rows, ${storage}, 10 connections, every product updated`,
+      figure: csvFigures.figure,
+      unit: "rows/s",
+      baseline: { name: "bare node:http, read + JSON.parse only", figure: csvFigures.baseline, unit: "rows/s" },
+      ratio: csvFigures.ratio,
+    });
+    await catalog.stop();
+    await fastify.stop();
+  }
+} finally {
+  for (const server of servers) await server.stop().catch(() => {});
+  await redis?.stop();
+}
+for (const row of rows) emit(row);

@@ -1,0 +1,78 @@
+// The CSV fast scanner must read exactly what csv-parse reads, or hand the text to csv-parse.
+// It belongs with catalog-core's own tests: it lives here because the bench is what needs it.
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect } from "vitest";
+import { parseRecords, scanCsv } from "../../packages/catalog-core/src/csv.ts";
+import { generateProducts, toCsvContent } from "../data.ts";
+
+// Pieces that sit on csv-parse's edges: quotes, escaped quotes, both line ends, lone CR, BOM,
+// blank lines, white space, multi-byte and ill-formed text.
+const piece = fc.constantFrom(
+  "a",
+  "bc",
+  "é",
+  "😀",
+  ",",
+  '"',
+  '""',
+  "\n",
+  "\r\n",
+  "\r",
+  " ",
+  "\t",
+  "\ufeff",
+  "\ud800",
+  '"x,y"',
+  '"multi\nline"',
+  '"with ""quotes"""',
+  '"crlf\r\ninside"',
+  "\n\n",
+);
+const soup = fc.array(piece, { maxLength: 30 }).map((pieces) => pieces.join(""));
+
+const cellText = fc.string({
+  unit: fc.constantFrom("a", "Z", " ", ",", '"', "\n", "\r\n", "é", "🌿", "1"),
+  maxLength: 8,
+});
+const quoted = (cell: string) => (/[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
+// Well-formed documents: rows of cells, quoted when needed, LF or CRLF ends, blank lines between.
+const document = fc
+  .tuple(
+    fc.array(fc.array(cellText, { minLength: 1, maxLength: 4 }), { maxLength: 6 }),
+    fc.constantFrom("\n", "\r\n"),
+    fc.boolean(),
+    fc.boolean(),
+  )
+  .map(([rows, eol, bom, blankLines]) => {
+    const lines = rows.map((cells) => cells.map(quoted).join(","));
+    return (bom ? "\ufeff" : "") + lines.join(blankLines ? `${eol}${eol}` : eol) + (rows.length % 2 ? eol : "");
+  });
+
+function slow(text: string): unknown {
+  try {
+    return parseRecords(text);
+  } catch (error) {
+    return error;
+  }
+}
+
+describe("scanCsv", () => {
+  test.prop([fc.oneof(soup, document)], { numRuns: 3_000 })("reads what csv-parse reads, or defers to it", (text) => {
+    const fast = scanCsv(text);
+    if (fast !== undefined) expect(fast).toStrictEqual(slow(text));
+  });
+
+  test.prop([document], { numRuns: 1_000 })("reads every well-formed document itself", (text) => {
+    const cells = text.replace(/^\ufeff/, "");
+    // A cell that starts with white space and then a quote is csv-parse's error to report.
+    fc.pre(!/(^|[,\n])[ \r]+"/.test(cells));
+    expect(scanCsv(text)).toBeDefined();
+  });
+
+  test("reads the bench's CSV itself, row numbers included", () => {
+    const text = toCsvContent(generateProducts(300));
+    const fast = scanCsv(text);
+    expect(fast).toBeDefined();
+    expect(fast).toStrictEqual(parseRecords(text));
+  });
+});
