@@ -7,52 +7,13 @@ import {
   siteKey,
 } from "@catalog-kit/catalog-core";
 
-/**
- * A product as kept: the store's own copy, every field present (absent optionals `undefined`) so
- * that all entries share one object shape. Objects, not JSON strings: no encoding on import and
- * no parsing on lookup, and strings with a non-ASCII character stay two-byte only in the fields
- * that have one, which makes them smaller than one JSON string per product.
- */
-interface Stored {
-  readonly id: string;
-  readonly sku: string;
-  readonly title: string;
-  readonly description: string | undefined;
-  readonly price: number | undefined;
-  readonly price_min: number | undefined;
-  readonly price_max: number | undefined;
-  readonly available: boolean;
-  readonly images: readonly string[] | undefined;
-  readonly featured_image: string;
-  readonly url: string;
-}
-
 interface SiteProducts {
-  readonly byId: Map<string, Stored>;
+  readonly byId: Map<string, Product>;
   readonly idBySku: Map<string, string>;
 }
 
-// The caller keeps its objects and the store keeps its own: strings are immutable, arrays are not.
-function toStored(p: Product): Stored {
-  const images = p.images?.slice();
-  // The featured image is usually the first image: keep one string for both, not two equal ones.
-  const first = images?.[0];
-  return {
-    id: p.id,
-    sku: p.sku,
-    title: p.title,
-    description: p.description,
-    price: p.price,
-    price_min: p.price_min,
-    price_max: p.price_max,
-    available: p.available,
-    images,
-    featured_image: first === p.featured_image ? first : p.featured_image,
-    url: p.url,
-  };
-}
-
-function toProduct(s: Stored): Product {
+// Lookups hand out copies: the caller may change what it gets, the store's own objects never change.
+function toProduct(s: Product): Product {
   const product: Product = { id: s.id, sku: s.sku, title: s.title } as Product;
   if (s.description !== undefined) product.description = s.description;
   if (s.price !== undefined) product.price = s.price;
@@ -67,7 +28,7 @@ function toProduct(s: Stored): Product {
 
 // Equal here exactly when `encodeProduct` would give equal strings: the contract's "unchanged".
 // Numbers first: equal strings from two requests are two objects compared character by character.
-function sameProduct(a: Stored, b: Product): boolean {
+function sameProduct(a: Product, b: Product): boolean {
   if (
     a.price !== b.price ||
     a.price_min !== b.price_min ||
@@ -105,7 +66,7 @@ export function createMemoryStore(): CatalogStore {
   }
 
   // The product `find` and `remove` address: by id first, then by sku (one lookup for an id).
-  function entryOf(products: SiteProducts | undefined, key: string, by: KeyField | undefined): Stored | undefined {
+  function entryOf(products: SiteProducts | undefined, key: string, by: KeyField | undefined): Product | undefined {
     if (products === undefined) return undefined;
     const byId = by === "sku" ? undefined : products.byId.get(key);
     if (byId !== undefined || by === "id") return byId;
@@ -143,12 +104,12 @@ export function createMemoryStore(): CatalogStore {
           continue;
         }
         if (dryRun) continue;
-        const entry = toStored(product);
-        products.byId.set(entry.id, entry);
+        // Kept as given: `upsert` takes ownership of the batch's objects (see `CatalogStore.upsert`).
+        products.byId.set(product.id, product);
         // A product that keeps its sku keeps its index entry (no other product of the batch has that sku).
-        if (old?.sku === entry.sku) continue;
+        if (old?.sku === product.sku) continue;
         if (old !== undefined && products.idBySku.get(old.sku) === old.id) products.idBySku.delete(old.sku);
-        products.idBySku.set(entry.sku, entry.id);
+        products.idBySku.set(product.sku, product.id);
       }
       return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
     },

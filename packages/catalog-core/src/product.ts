@@ -156,6 +156,8 @@ export function checkProductFast(input: unknown): Product | undefined {
   // The featured image is usually the first image, checked just above.
   const isFirstImage = copy !== undefined && copy.length > 0 && featured_image === copy[0];
   if (!isFirstImage && !isUrl(featured_image)) return undefined;
+  // JSON.parse and CSV cells give equal strings as separate copies: a store keeping this product keeps one.
+  const featured = isFirstImage ? (copy?.[0] as string) : (featured_image as string);
   // A new object, as the schema makes: what the caller does to its objects later cannot reach the store.
   if (description !== undefined && price !== undefined && price_min !== undefined && price_max !== undefined && copy)
     return {
@@ -168,7 +170,7 @@ export function checkProductFast(input: unknown): Product | undefined {
       price_max,
       available,
       images: copy,
-      featured_image: featured_image as string,
+      featured_image: featured,
       url,
     };
   // The schema keeps a key given as undefined; leave such input to it.
@@ -180,7 +182,7 @@ export function checkProductFast(input: unknown): Product | undefined {
   if (price_max !== undefined) product.price_max = price_max;
   product.available = available;
   if (copy !== undefined) product.images = copy;
-  product.featured_image = featured_image;
+  product.featured_image = featured;
   product.url = url;
   return product as Product;
 }

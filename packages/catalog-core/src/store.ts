@@ -48,6 +48,9 @@ export interface CatalogStore {
    * `created` (no product with that id), `unchanged` (`encodeProduct` equal), else `updated`.
    *
    * With `dryRun`, the same checks and counts, and nothing written.
+   *
+   * The store may keep the objects of `products` as they are: the catalog hands every upsert
+   * objects of its own and never touches them again, so a memory store need not copy them.
    */
   upsert(site: Site, products: readonly Product[], options: { readonly dryRun: boolean }): Promise<UpsertResult>;
 

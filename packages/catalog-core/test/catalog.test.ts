@@ -206,4 +206,20 @@ describe("createCatalog", () => {
       }
     },
   );
+
+  // Stores may keep the objects they are given (see `CatalogStore.upsert`): the catalog's copies make that safe.
+  test.prop([productArb(), fc.boolean()], { numRuns: 50 })(
+    "changing imported objects afterwards never changes the stored products",
+    async (given, single) => {
+      const catalog = newCatalog();
+      const original = structuredClone(given);
+      if (single) await catalog.importProduct(site, given);
+      else await catalog.importProducts(site, [given]);
+      const mutable = given as { title: string; images?: string[] };
+      mutable.title = "changed after import";
+      mutable.images?.push("https://img.example/extra.png");
+      mutable.images?.fill("https://img.example/other.png");
+      expect(await catalog.getProduct(site, original.id, { by: "id" })).toEqual(original);
+    },
+  );
 });
