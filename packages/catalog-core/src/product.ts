@@ -49,10 +49,14 @@ const ProductEntries = {
   price_min: v.optional(price()),
   price_max: v.optional(price()),
   available: v.boolean("Must be true or false"),
+  // The length is checked before the entries, and a pipe stops at its next schema once there are
+  // issues: a list of a million bad entries costs one issue, not a million (valibot's forward()
+  // below is quadratic in the number of issues of a product).
   images: v.optional(
     v.pipe(
-      v.array(url(), "Must be an array of strings"),
+      v.array(v.unknown(), "Must be an array of strings"),
       v.maxLength(PRODUCT_LIMITS.images, `Must have at most ${PRODUCT_LIMITS.images} entries`),
+      v.array(url(), "Must be an array of strings"),
     ),
   ),
   featured_image: url(),

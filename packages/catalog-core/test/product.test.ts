@@ -70,6 +70,8 @@ describe("ProductSchema", () => {
     ["empty image", (p) => (p.images = ["ok", ""]), "/images/1"],
     ["number image", (p) => (p.images = ["ok", "ok", 3]), "/images/2"],
     ["too many images", (p) => (p.images = Array.from({ length: PRODUCT_LIMITS.images + 1 }, () => "i")), "/images"],
+    // Refused whole: a long list costs one problem, not one a bad entry.
+    ["too many images, none a string", (p) => (p.images = Array(PRODUCT_LIMITS.images + 1).fill(0)), "/images"],
     ["missing featured_image", (p) => delete p.featured_image, "/featured_image"],
     ["unknown field", (p) => (p.colour = "blue"), "/colour"],
     [
