@@ -7,6 +7,8 @@ export interface CsvRecords {
   readonly records: readonly Record<string, unknown>[];
   /** 1-based line of csvContent on which each record starts (header = line 1). */
   readonly rows: readonly number[];
+  /** Data records in csvContent; over `maxRecords`, none of them is decoded and `records` is empty. */
+  readonly total: number;
   /** Locates a problem of record `index` at its row and the column named by the path. */
   readonly locate: Locator;
 }
@@ -57,6 +59,8 @@ const isBlank = (record: readonly string[]) => record.length === 1 && (record[0]
 export interface CsvTable {
   readonly records: string[][];
   readonly rows: number[];
+  /** Non-blank records found, including those past `keep` that were counted and dropped. */
+  readonly count: number;
 }
 
 const QUOTE = 34;
@@ -80,11 +84,12 @@ const ESCAPED_QUOTE = /""/g;
  * each cell on its own: a cell never shares (and so never keeps alive) the whole csvContent, and
  * an ASCII cell takes one byte a character.
  */
-export function scanCsv(text: string): CsvTable | undefined {
+export function scanCsv(text: string, keep = Number.POSITIVE_INFINITY): CsvTable | undefined {
   const bytes = Buffer.from(text, "utf8");
   const length = bytes.length;
   const records: string[][] = [];
   const rows: number[] = [];
+  let count = 0;
   let pos = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let line = 1;
   while (pos < length) {
@@ -136,17 +141,19 @@ export function scanCsv(text: string): CsvTable | undefined {
       line++;
       break;
     }
-    if (!isBlank(record)) {
+    // Records past `keep` are only counted: a body of a million tiny rows must not be held whole.
+    if (!isBlank(record) && ++count <= keep) {
       records.push(record);
       rows.push(start);
     }
   }
-  return { records, rows };
+  return { records, rows, count };
 }
 
 /** The table csv-parse reads, with row numbers counted here; throws `INVALID_CSV` with its message. */
-export function parseRecords(text: string): CsvTable {
+export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY): CsvTable {
   const rows: number[] = [];
+  let count = 0;
   let endLine = 0;
   let emptyLines = 0;
   let records: string[][];
@@ -161,7 +168,7 @@ export function parseRecords(text: string): CsvTable {
         const start = endLine + 1 + (context.empty_lines - emptyLines);
         emptyLines = context.empty_lines;
         endLine = start + countNewlines(record);
-        if (isBlank(record)) return null;
+        if (isBlank(record) || ++count > keep) return null;
         rows.push(start);
         return record;
       },
@@ -173,16 +180,19 @@ export function parseRecords(text: string): CsvTable {
     problems.throwIfAny("INVALID_CSV", "Malformed CSV");
     throw error;
   }
-  return { records, rows };
+  return { records, rows, count };
 }
 
 /**
  * Decodes csvContent into product records: header of known field names (any order, optional
  * columns may be absent), typed cells, an empty cell = field absent. Throws `INVALID_CSV` for the
- * document's structure; cell values are checked afterwards by the product schema.
+ * document's structure; cell values are checked afterwards by the product schema. A document of
+ * more than `maxRecords` records is only counted (`total`), so that the caller can refuse it.
  */
-export function decodeCsv(text: string): CsvRecords {
-  const { records: table, rows: lines } = scanCsv(text) ?? parseRecords(text);
+export function decodeCsv(text: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecords {
+  const { records: table, rows: lines, count } = scanCsv(text, maxRecords + 1) ?? parseRecords(text, maxRecords + 1);
+  const total = Math.max(count - 1, 0);
+  if (total > maxRecords) return { records: [], rows: [], total, locate: () => ({}) };
   const structure = new Problems();
   const header = table[0];
   if (header === undefined) {
@@ -220,5 +230,5 @@ export function decodeCsv(text: string): CsvRecords {
     records[r - 1] = product;
   }
   const locate: Locator = (index, path) => ({ row: rows[index] as number, column: String(path[0] ?? "") });
-  return { records, rows, locate };
+  return { records, rows, total, locate };
 }

@@ -157,6 +157,20 @@ describe("createCatalog", () => {
     }
   });
 
+  test("a CSV over the limit is TOO_MANY_PRODUCTS whatever cells its rows hold, blank lines not counted", async () => {
+    const catalog = newCatalog(2);
+    const csv = `${encodeCsv([product("a", "1")])}\n\ntoo,few\n\n"x",,,,,,,,,,,,,,,\n`;
+    const error = await failure(catalog.importCsv(site, csv));
+    expect(error).toMatchObject({ code: "TOO_MANY_PRODUCTS", limit: 2, received: 3 });
+  });
+
+  test("a lone surrogate in csvContent is VALIDATION_FAILED, not stored as U+FFFD", async () => {
+    const catalog = newCatalog();
+    const error = await failure(catalog.importCsv(site, encodeCsv([product("a\ud800", "s")])));
+    expect(error).toMatchObject({ code: "VALIDATION_FAILED", problems: [{ pointer: "/csvContent" }] });
+    expect((await failure(catalog.getProduct(site, "a\ufffd"))).code).toBe("PRODUCT_NOT_FOUND");
+  });
+
   test("dry run counts and checks but writes nothing", async () => {
     const catalog = newCatalog();
     await catalog.importProduct(site, product("a", "s"));
