@@ -118,6 +118,25 @@ export interface ProblemResponse {
   readonly headers: Readonly<Record<string, string>> | undefined;
 }
 
+// Messages and pointers may quote what the client sent (an unknown key, a CSV column, a site
+// name): a problem body must not echo megabytes of a request back.
+const MAX_ECHO = 2_048;
+
+function clip(text: string): string {
+  if (text.length <= MAX_ECHO) return text;
+  // Never cut a surrogate pair in two.
+  const last = text.charCodeAt(MAX_ECHO - 1);
+  return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_ECHO - 1 : MAX_ECHO)}…`;
+}
+
+function clipEntry(entry: ProblemEntry): ProblemEntry {
+  let clipped: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(entry)) {
+    if (typeof value === "string" && value.length > MAX_ECHO) (clipped ??= { ...entry })[key] = clip(value);
+  }
+  return (clipped as ProblemEntry | undefined) ?? entry;
+}
+
 /** True for errors that deserve a log line: anything that becomes a 500. */
 export function isInternal(error: unknown): boolean {
   return !(error instanceof HttpError || error instanceof CatalogError) || error.code === "INTERNAL_ERROR";
@@ -137,12 +156,13 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
   let headers: Readonly<Record<string, string>> | undefined;
   if (error instanceof CatalogError) {
     ({ code, problems, errorCount, limit, received } = error);
-    detail = error.message;
+    detail = clip(error.message);
   } else if (error instanceof HttpError) {
     ({ code, problems, limit, received, headers } = error);
     errorCount = problems.length;
-    detail = error.message;
+    detail = clip(error.message);
   }
+  problems = problems.map(clipEntry);
   const status = NOT_FOUND_CODES.has(code) ? notFoundStatus : STATUS[code];
   if (status === 503) headers = { ...headers, "retry-after": String(RETRY_AFTER_SECONDS) };
   const body: ProblemBody = {
