@@ -112,6 +112,12 @@ describe("CATALOG_CONFIG", () => {
     ],
     ["a bad tokenSha256", { ...validConfig, tokens: [{ tokenSha256: "abc", sites: "*" }] }, "tokens[0].tokenSha256"],
     ["text that is not JSON", "{ sites: [", "Not valid JSON"],
+    // Spliced as text: in an object literal __proto__ sets the prototype, so JSON.stringify never writes it.
+    [
+      "a __proto__ key",
+      JSON.stringify(validConfig).replace("{", '{"__proto__":{"sites":"*","polluted":true},'),
+      "__proto__: Unknown key",
+    ],
   ];
   for (const [what, config, named] of invalid) {
     it(`refuses to start with ${what}, naming ${named}`, async () => {
