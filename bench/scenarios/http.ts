@@ -76,8 +76,15 @@ interface Load {
   readonly bodies?: readonly Buffer[];
 }
 
-/** Requests per second the server answered with 2xx; throws when anything failed. */
-async function load(url: string, spec: Load): Promise<number> {
+interface Measured {
+  /** Requests per second, every one answered 2xx. */
+  readonly rate: number;
+  /** 99th percentile latency in milliseconds. */
+  readonly p99: number;
+}
+
+/** What the server sustained under `spec`; throws when any request failed. */
+async function load(url: string, spec: Load): Promise<Measured> {
   let next = 0;
   const result = await autocannon({
     url: `${url}${spec.path}`,
@@ -100,12 +107,12 @@ async function load(url: string, spec: Load): Promise<number> {
       `${url}${spec.path}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`,
     );
   }
-  return result.requests.total / (result.duration || spec.seconds);
+  return { rate: result.requests.total / (result.duration || spec.seconds), p99: result.latency.p99 };
 }
 
 /** Runs each contender once per round, in turn; returns every contender's per-round rates. */
-async function alternate(name: string, contenders: Record<string, [Running, Load]>): Promise<Map<string, number[]>> {
-  const rates = new Map<string, number[]>(Object.keys(contenders).map((key) => [key, []]));
+async function alternate(name: string, contenders: Record<string, [Running, Load]>): Promise<Map<string, Measured[]>> {
+  const rates = new Map<string, Measured[]>(Object.keys(contenders).map((key) => [key, []]));
   // Untimed load first, so that every server is compiled and warm when its rounds start.
   if (!quick) for (const [server, spec] of Object.values(contenders)) await load(server.url, { ...spec, seconds: 2 });
   for (let round = 0; round < rounds; round++) {
@@ -117,13 +124,15 @@ async function alternate(name: string, contenders: Record<string, [Running, Load
   return rates;
 }
 
-function compare(rates: Map<string, number[]>, subject: string, baseline: string, perRequest = 1) {
+function compare(rates: Map<string, Measured[]>, subject: string, baseline: string, perRequest = 1) {
   const a = rates.get(subject) ?? [];
   const b = rates.get(baseline) ?? [];
+  const p99 = (runs: Measured[]) => `${median(runs.map((run) => run.p99))} ms`;
   return {
-    figure: median(a) * perRequest,
-    baseline: median(b) * perRequest,
-    ratio: median(a.map((x, i) => x / (b[i] as number))),
+    figure: median(a.map((run) => run.rate)) * perRequest,
+    baseline: median(b.map((run) => run.rate)) * perRequest,
+    ratio: median(a.map((x, i) => x.rate / (b[i] as Measured).rate)),
+    note: `p99 latency ${p99(a)}, baseline ${p99(b)}`,
   };
 }
 
@@ -189,6 +198,7 @@ try {
       unit: "req/s",
       baseline: { name: "fastify, same catalog", figure: vsFastify.baseline, unit: "req/s" },
       ratio: vsFastify.ratio,
+      note: vsFastify.note,
       ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
     });
     const vsBare = compare(get, "catalog", "bare");
@@ -198,6 +208,7 @@ try {
       unit: "req/s",
       baseline: { name: "bare node:http, fixed JSON", figure: vsBare.baseline, unit: "req/s" },
       ratio: vsBare.ratio,
+      note: vsBare.note,
       ...(judged ? { target: { label: ">= 0.85x", minRatio: 0.85 } } : {}),
     });
 
@@ -212,6 +223,7 @@ try {
       unit: "products/s",
       baseline: { name: "bare node:http, read + JSON.parse only", figure: bulkFigures.baseline, unit: "products/s" },
       ratio: bulkFigures.ratio,
+      note: bulkFigures.note,
       ...(judged ? { target: { label: ">= 0.8x", minRatio: 0.8 } } : {}),
     });
 
@@ -226,6 +238,7 @@ try {
       unit: "rows/s",
       baseline: { name: "bare node:http, read + JSON.parse only", figure: csvFigures.baseline, unit: "rows/s" },
       ratio: csvFigures.ratio,
+      note: csvFigures.note,
     });
     await catalog.stop();
     await fastify.stop();
