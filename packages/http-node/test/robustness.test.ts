@@ -1,4 +1,5 @@
-import { isCatalogError, type Site } from "@catalog-kit/catalog-core";
+import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import { type CatalogStore, isCatalogError, type Site, siteKey, toProductView } from "@catalog-kit/catalog-core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasCompleteResponse, openRaw, parseRawResponse } from "./support/raw-http.ts";
@@ -14,7 +15,8 @@ import {
 } from "./support/test-server.ts";
 
 const BASE = "/external/product/v1";
-// Every id and sku a request can name comes from these pools, so a snapshot of them sees every write.
+// Most ids and skus a request names come from these pools; any other id the store is given is
+// recorded by `recordingStore`, so a snapshot sees every write.
 const IDS = ["p1", "p2", "p3", "bulk", "seed-1", "seed-2", "a/b"];
 const SKUS = ["S1", "S2", "S3", "SEED-1", "SEED-2", "bulk"];
 const FIELDS = [
@@ -32,30 +34,184 @@ const FIELDS = [
 ];
 const UNKNOWN_SITE: Site = { siteId: "nope", siteType: "shopify" };
 
+type Stored = Readonly<Record<string, unknown>>;
+
+// The model: what the catalog must hold after replaying, on plain maps, every request that got a 200.
+const model = new Map<string, Map<string, Stored>>();
+// Every id and sku the store was ever asked to write, by site.
+const written = new Map<string, Set<string>>();
+
+function recordingStore(): CatalogStore {
+  const inner = createMemoryStore();
+  return {
+    ...inner,
+    upsert(site, products, options) {
+      if (!options.dryRun) {
+        const keys = written.get(siteKey(site)) ?? new Set();
+        for (const each of products) keys.add(each.id).add(each.sku);
+        written.set(siteKey(site), keys);
+      }
+      return inner.upsert(site, products, options);
+    },
+  };
+}
+
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ maxBodyBytes: 64 * 1024, maxProducts: 50 });
+  server = await startTestServer({ store: recordingStore(), maxBodyBytes: 64 * 1024, maxProducts: 50 });
   for (const site of [SITE_A, SITE_B]) {
     const products = [product("seed-1", "SEED-1"), product("seed-2", "SEED-2", { price: 1 })];
-    const response = await server.request("POST", `${BASE}/bulk`, { token: TOKENS.admin, json: { ...site, products } });
+    const body = JSON.stringify({ ...site, products });
+    const headers = { "content-type": "application/json" };
+    const response = await server.request("POST", `${BASE}/bulk`, { token: TOKENS.admin, headers, body });
     expect(response.status).toBe(200);
+    replay({ method: "POST", target: `${BASE}/bulk`, token: TOKENS.admin, contentType: undefined, body }, "");
   }
 });
 afterAll(() => server.close());
 
-async function snapshot(): Promise<string> {
+/** The keys a snapshot looks up in a site: the pools, and whatever the model or the store has seen. */
+function keysOf(site: Site): string[] {
+  const keys = new Set([...IDS, ...SKUS, ...(written.get(siteKey(site)) ?? [])]);
+  for (const [id, stored] of model.get(siteKey(site)) ?? []) keys.add(id).add(stored.sku as string);
+  return [...keys].sort();
+}
+
+async function storedState(): Promise<unknown[]> {
   const entries: unknown[] = [];
   for (const site of SITES) {
-    for (const id of IDS) {
-      try {
-        entries.push(await server.catalog.getProduct(site, id, { by: "id" }));
-      } catch (error) {
-        if (!isCatalogError(error, "PRODUCT_NOT_FOUND")) throw error;
-        entries.push(null);
+    for (const key of keysOf(site)) {
+      for (const by of ["id", "sku"] as const) {
+        try {
+          entries.push(await server.catalog.getProduct(site, key, { by }));
+        } catch (error) {
+          if (!isCatalogError(error, "PRODUCT_NOT_FOUND")) throw error;
+          entries.push(null);
+        }
       }
     }
   }
-  return JSON.stringify(entries);
+  return entries;
+}
+
+function modelState(): unknown[] {
+  const entries: unknown[] = [];
+  for (const site of SITES) {
+    for (const key of keysOf(site)) {
+      entries.push(findInModel(site, key, "id") ?? null, findInModel(site, key, "sku") ?? null);
+    }
+  }
+  return entries;
+}
+
+async function snapshot(): Promise<string> {
+  return JSON.stringify(await storedState());
+}
+
+function findInModel(site: Site, key: string, by: string | null): Stored | undefined {
+  const products = model.get(siteKey(site));
+  if (products === undefined) return undefined;
+  const byId = by === "sku" ? undefined : products.get(key);
+  if (byId !== undefined || by === "id") return byId;
+  for (const stored of products.values()) if (stored.sku === key) return stored;
+  return undefined;
+}
+
+// An independent reading of the contract's CSV rules, enough for documents the server accepted.
+function readCsv(text: string): Stored[] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let cell = "";
+  let quoted = false;
+  const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    if (quoted) {
+      if (c !== '"') cell += c;
+      else if (source[i + 1] === '"') cell += source[++i];
+      else quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") {
+      record.push(cell);
+      cell = "";
+    } else if (c === "\n" || (c === "\r" && source[i + 1] === "\n")) {
+      if (c === "\r") i++;
+      records.push([...record, cell]);
+      record = [];
+      cell = "";
+    } else cell += c;
+  }
+  if (cell !== "" || record.length > 0) records.push([...record, cell]);
+  const [header = [], ...rows] = records.filter((cells) => cells.length > 1 || (cells[0] as string).trim() !== "");
+  const names = header.map((name) => name.trim());
+  return rows.map((cells) => {
+    const stored: Record<string, unknown> = {};
+    names.forEach((name, c) => {
+      const value = cells[c] as string;
+      if (value === "") return;
+      if (name.startsWith("price")) stored[name] = Number(value);
+      else if (name === "available") stored[name] = value.toLowerCase() === "true";
+      else if (name === "images") stored[name] = value.startsWith("[") ? JSON.parse(value) : [value];
+      else stored[name] = value;
+    });
+    return stored;
+  });
+}
+
+const DEFAULT_SITE = new Map<string | undefined, Site>([
+  [TOKENS.a, SITE_A],
+  [TOKENS.b, SITE_B],
+  [TOKENS.abDefaultB, SITE_B],
+  [TOKENS.hashed, SITE_A],
+]);
+
+/** The site, key and field of a lookup or delete; `undefined` for any other request. */
+function lookupOf(request: Exchange): { site: Site; key: string; by: string | null } | undefined {
+  const url = new URL(server.url + request.target);
+  if (!url.pathname.startsWith(`${BASE}/`) || (request.method !== "GET" && request.method !== "DELETE")) return;
+  const raw = url.pathname.slice(BASE.length + 1);
+  const site = {
+    siteId: url.searchParams.get("siteId") as string,
+    siteType: url.searchParams.get("siteType") as string,
+  };
+  return { site, key: raw.includes("%") ? decodeURIComponent(raw) : raw, by: url.searchParams.get("by") };
+}
+
+/**
+ * Applies to the model what a request that got a 200 must have done, and checks the answer
+ * against the model: the product a lookup showed, the one a delete removed.
+ */
+function replay(request: Exchange, answer: string): void {
+  const url = new URL(server.url + request.target);
+  if (request.method === "POST") {
+    if (url.searchParams.get("dryRun") === "true") return;
+    const text = typeof request.body === "string" ? request.body : new TextDecoder().decode(request.body);
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const site =
+      body.siteId === undefined
+        ? (DEFAULT_SITE.get(request.token) as Site)
+        : { siteId: body.siteId as string, siteType: body.siteType as string };
+    const products =
+      url.pathname === BASE
+        ? [body.product as Stored]
+        : url.pathname === `${BASE}/bulk`
+          ? (body.products as Stored[])
+          : readCsv(body.csvContent as string);
+    const kept = model.get(siteKey(site)) ?? new Map<string, Stored>();
+    for (const each of products) kept.set(each.id as string, each);
+    model.set(siteKey(site), kept);
+    return;
+  }
+  const lookup = lookupOf(request);
+  if (lookup === undefined) return;
+  const found = findInModel(lookup.site, lookup.key, lookup.by);
+  expect(found, `${request.method} ${request.target}: the model has no such product`).toBeDefined();
+  const { id, sku } = found as Stored;
+  if (request.method === "GET") expect(JSON.parse(answer)).toEqual(toProductView(found as never));
+  else {
+    expect(JSON.parse(answer)).toEqual({ message: `Product "${id}" (sku "${sku}") deleted` });
+    model.get(siteKey(lookup.site))?.delete(id as string);
+  }
 }
 
 const anyJson = fc.jsonValue({ maxDepth: 2 });
@@ -247,17 +403,75 @@ const chaosExchange = fc.record({
   contentType: anyContentType,
   body,
 });
+// Imports meant to pass, so that the model sees many accepted writes: the body fits the endpoint,
+// the site fits the token, optional fields come and go (replace drops them), and CSV quoting is
+// exercised. Skus still collide often, so conflicts and their all-or-nothing rule are reached too.
+const fullProduct = fc.record(
+  {
+    id: fc.constantFrom(...IDS),
+    sku: fc.constantFrom(...SKUS),
+    title: fc.constantFrom("Title", 'A "quoted", title', "  spaced  "),
+    description: fc.constantFrom("", "Desc", 'Two\nlines, "quoted"'),
+    price: fc.constantFrom(0, 1.5, 99.99),
+    available: fc.boolean(),
+    images: fc.array(fc.constantFrom("https://i/1", "https://i/2,b"), { maxLength: 2 }),
+    featured_image: fc.constant("https://img/1.jpg"),
+    url: fc.constant("https://shop/1"),
+  },
+  { requiredKeys: ["id", "sku", "title", "available", "featured_image", "url"] },
+);
+const CSV_FIELDS = ["id", "sku", "title", "description", "price", "available", "images", "featured_image", "url"];
+const toCsv = (products: readonly Record<string, unknown>[]) =>
+  [
+    CSV_FIELDS.join(","),
+    ...products.map((p) =>
+      CSV_FIELDS.map((field) => {
+        const value = p[field];
+        return value === undefined ? "" : quote(Array.isArray(value) ? JSON.stringify(value) : String(value));
+      }).join(","),
+    ),
+  ].join("\n");
+const writeExchange: fc.Arbitrary<Exchange> = fc
+  .tuple(
+    fc.constantFrom<[string, Site | undefined]>(
+      [TOKENS.admin, SITE_A],
+      [TOKENS.admin, SITE_B],
+      [TOKENS.ab, SITE_B],
+      [TOKENS.a, undefined],
+      [TOKENS.b, undefined],
+      [TOKENS.abDefaultB, undefined],
+      [TOKENS.hashed, SITE_A],
+    ),
+    fc.oneof(
+      fullProduct.map((p): [string, object] => [BASE, { product: p }]),
+      fc.array(fullProduct, { maxLength: 3 }).map((products): [string, object] => [`${BASE}/bulk`, { products }]),
+      fc
+        .array(fullProduct, { maxLength: 3 })
+        .map((products): [string, object] => [`${BASE}/bulk/csv`, { csvContent: toCsv(products) }]),
+    ),
+    fc.constantFrom("", "", "", "?dryRun=true", "?dryRun=false"),
+  )
+  .map(([[token, site], [path, payload], dryRun]) => ({
+    method: "POST",
+    target: path + dryRun,
+    token,
+    contentType: "application/json",
+    body: JSON.stringify({ ...site, ...payload }),
+  }));
+
 const exchange: fc.Arbitrary<Exchange> = fc.oneof(
+  { weight: 4, arbitrary: writeExchange },
   { weight: 6, arbitrary: importExchange },
   { weight: 3, arbitrary: lookupExchange },
   { weight: 2, arbitrary: chaosExchange },
 );
 
 describe("any request", () => {
-  it("never gets a 5xx, always gets a well-formed answer, and a 4xx never changes the catalog", async () => {
+  it("never gets a 5xx, always gets a well-formed answer, a 4xx never changes the catalog, and the catalog is always what the 200s made it", async () => {
     const seen = new Map<string, number>();
     await fc.assert(
-      fc.asyncProperty(exchange, async ({ method: verb, target, token, contentType, body: payload }) => {
+      fc.asyncProperty(exchange, async (request) => {
+        const { method: verb, target, token, contentType, body: payload } = request;
         const before = await snapshot();
         const headers: Record<string, string> = {};
         if (token !== undefined) headers["x-service-access-token"] = token;
@@ -281,6 +495,12 @@ describe("any request", () => {
           }
           expect(await snapshot()).toBe(before);
         }
+        if (response.status === 200) replay(request, answer);
+        else if (outcome === "PRODUCT_NOT_FOUND") {
+          const lookup = lookupOf(request);
+          if (lookup !== undefined) expect(findInModel(lookup.site, lookup.key, lookup.by)).toBeUndefined();
+        }
+        expect(await storedState()).toEqual(modelState());
         seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
       }),
       { numRuns: 400 },
