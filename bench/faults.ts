@@ -61,7 +61,7 @@ import {
 } from "../packages/adapter-redis/test/support/redis-server.ts";
 import { type Answer, Connection, problemCode, sameProduct, seeded, Tally } from "./client.ts";
 import { generateProducts, toCsvContent } from "./data.ts";
-import { forget, killRedisOnExit, type Standalone, startStandalone } from "./standalone.ts";
+import { forget, killRedisOnExit, SLOW_MS, type Standalone, startStandalone } from "./standalone.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -141,6 +141,8 @@ class Writer {
   private readonly acked = new Map<string, Product>();
   private readonly random: () => number;
   inFlightLarge = false;
+  /** The request waiting for its answer, and since when: a hang shows up in the progress lines. */
+  inFlight: { seq: number; server: string; size: number; since: number } | undefined;
   readonly index: number;
   private readonly connections: readonly Connection[];
 
@@ -202,8 +204,11 @@ class Writer {
       this.sent.push(sent);
       const connection = this.connections[seq % this.connections.length] as Connection;
       this.inFlightLarge = large;
+      const server = "AB"[seq % this.connections.length] as string;
+      this.inFlight = { seq, server, size: list.length, since: performance.now() };
       const answer = await connection.send("POST", csv ? `${API}/bulk/csv` : `${API}/bulk`, body);
       this.inFlightLarge = false;
+      this.inFlight = undefined;
       sent.outcome = this.judge(answer, list, poisoned);
       if (sent.outcome === "ok") for (const product of list) this.acked.set(product.id, product);
       // Redis is down: give it a moment instead of spinning on 503s.
@@ -382,6 +387,26 @@ async function waitHealthy(server: Standalone, timeoutMs = 30_000): Promise<void
     }
   } finally {
     probe.close();
+  }
+}
+
+/** Names requests waiting for more than 20 s, with the site's lock and merge state. */
+async function reportHangs(writers: readonly Writer[], watcher: Redis): Promise<void> {
+  const now = performance.now();
+  const hung = writers.filter((w) => w.inFlight !== undefined && now - w.inFlight.since > 20_000);
+  if (hung.length === 0) return;
+  const keys = siteKeys(checkKeyPrefix(KEY_PREFIX), SITE);
+  const state = await Promise.all([
+    watcher.get(keys.lock),
+    watcher.pttl(keys.lock),
+    watcher.exists(keys.merging.products, keys.merging.skus, keys.merging.skuOf),
+  ]).catch((error: unknown) => [String(error)]);
+  for (const writer of hung) {
+    const { seq, server, size, since } = writer.inFlight as NonNullable<Writer["inFlight"]>;
+    log(
+      `    waiting: client ${writer.index} request ${seq} (${size} products, server ${server}) for ${((now - since) / 1_000).toFixed(0)} s; ` +
+        `site lock ${state[0] ?? "free"} (pttl ${state[1]}), merging keys ${state[2]}`,
+    );
   }
 }
 
@@ -608,7 +633,10 @@ try {
   );
   const from = performance.now();
   const until = from + SECONDS * 1_000;
-  const ticker = setInterval(() => log(`  ${statuses.total} requests: ${statuses}`), 5_000);
+  const ticker = setInterval(() => {
+    log(`  ${statuses.total} requests: ${statuses}`);
+    void reportHangs(writers, watcher as Redis);
+  }, 5_000);
   let crashLines: string[];
   try {
     [crashLines] = await Promise.all([crashes(redis, writers, from, redisPid), ...writers.map((w) => w.run(until))]);
@@ -637,6 +665,7 @@ try {
   for (const [i, server] of [a, b].entries()) {
     if (server.stderrLines > 0)
       summary.push(`  server ${"AB"[i]} stderr: ${server.stderrLines} lines (${server.stderr[0]})`);
+    for (const line of server.slow) summary.push(`  server ${"AB"[i]} took over ${SLOW_MS / 1_000} s: ${line}`);
   }
 
   // Part 2.

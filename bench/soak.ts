@@ -33,7 +33,15 @@ import { haveRedisServer, INSTALL_HINT } from "../packages/adapter-redis/test/su
 import { type Answer, Connection, mb, problemCode, quantile, sameProduct, seeded, Tally } from "./client.ts";
 import { generateProducts, toCsvContent } from "./data.ts";
 import { type BenchRedis, startBenchRedis } from "./redis-server.ts";
-import { cpuSecondsOf, forget, killRedisOnExit, rssOf, type Standalone, startStandalone } from "./standalone.ts";
+import {
+  cpuSecondsOf,
+  forget,
+  killRedisOnExit,
+  rssOf,
+  SLOW_MS,
+  type Standalone,
+  startStandalone,
+} from "./standalone.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -531,6 +539,7 @@ async function soak(adapter: "memory" | "redis", server: Standalone, redis: Benc
     ...stats.examples.map((example) => `    unexpected: ${example.slice(0, 300)}`),
     ...mismatches.slice(0, KEPT_EXAMPLES).map((mismatch) => `    mismatch: ${mismatch.slice(0, 300)}`),
     ...server.stderr.slice(0, 5).map((line) => `    server stderr: ${line}`),
+    ...server.slow.slice(0, 5).map((line) => `    server took over ${SLOW_MS / 1_000} s: ${line}`),
   ];
   return { adapter, passed: rssOk && answersOk && storeOk, summary };
 }

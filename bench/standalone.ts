@@ -111,6 +111,8 @@ export interface Standalone {
   readonly pid: number;
   /** Access-log lines (one per answered request) seen so far. */
   readonly accessLogLines: number;
+  /** Access-log lines of requests that took the server longer than `SLOW_MS`, first ones only. */
+  readonly slow: readonly string[];
   /** What the server wrote to stderr (failed requests are reported there), first lines only. */
   readonly stderr: readonly string[];
   /** How many stderr lines it wrote in all. */
@@ -123,6 +125,8 @@ export interface Standalone {
 }
 
 const KEPT_STDERR_LINES = 20;
+/** A request the server took this long over is listed in `slow`: the trace of a hang. */
+export const SLOW_MS = 10_000;
 
 /** Writes `config` to a file of its own and starts `npm start`'s server on it, on a free loopback port. */
 export async function startStandalone(name: string, config: object): Promise<Standalone> {
@@ -147,6 +151,7 @@ export async function startStandalone(name: string, config: object): Promise<Sta
   const stderr: string[] = [];
   let stderrLines = 0;
   let accessLogLines = 0;
+  const slow: string[] = [];
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on("line", (line) => {
     stderrLines++;
     if (stderr.length < KEPT_STDERR_LINES) stderr.push(line);
@@ -156,7 +161,11 @@ export async function startStandalone(name: string, config: object): Promise<Sta
     stdout.on("line", (line) => {
       const listening = /listening on (http:\/\/\S+)/.exec(line)?.[1];
       if (listening !== undefined) resolve(listening);
-      else if (/ (GET|POST|DELETE|HEAD) \//.test(line)) accessLogLines++;
+      else if (/ (GET|POST|DELETE|HEAD) \//.test(line)) {
+        accessLogLines++;
+        const ms = Number(/ ([\d.]+)ms$/.exec(line)?.[1]);
+        if (ms > SLOW_MS && slow.length < KEPT_STDERR_LINES) slow.push(line);
+      }
     });
     void exited.then((code) =>
       reject(new Error(`${name}: the server exited with ${code} before listening: ${stderr.join("\n")}`)),
@@ -170,6 +179,7 @@ export async function startStandalone(name: string, config: object): Promise<Sta
       return accessLogLines;
     },
     stderr,
+    slow,
     get stderrLines() {
       return stderrLines;
     },
