@@ -1,15 +1,10 @@
-import type { SkuConflict, UpsertResult } from "@catalog-kit/catalog-core";
+import type { Product, SkuConflict, UpsertResult } from "@catalog-kit/catalog-core";
+import type { Chunk } from "./chunk.ts";
 import { freshImport } from "./fresh-import.ts";
 import type { SiteKeys } from "./keys.ts";
 import { BACKFILL, COMMIT, STAGE } from "./scripts.ts";
 import { acquire, lostLock, mergeIds, newToken, release, type StoreContext, slices } from "./site-lock.ts";
 import { windowed } from "./windowed.ts";
-
-/** Part of a batch, as script arguments: id, sku, json for each of `count` products. */
-export interface Chunk {
-  readonly args: readonly string[];
-  readonly count: number;
-}
 
 /**
  * Applies a batch too large for one script call, all-or-nothing, without ever blocking Redis
@@ -39,12 +34,14 @@ export interface Chunk {
  * expires on its own, and a late call of a stopped writer fails its lock check. A failure after
  * step 4 loses nothing: the batch is visible, and the next writer of the site, finding the
  * lock free and a merge unfinished, completes it before doing its own work.
+ *
+ * `chunks` are those of `products`, whose ids are distinct.
  */
 export async function chunkedUpsert(
   ctx: StoreContext,
   keys: SiteKeys,
   chunks: () => Iterable<Chunk>,
-  ids: ReadonlySet<string>,
+  products: readonly Product[],
   dryRun: boolean,
 ): Promise<UpsertResult> {
   const { merging } = keys;
@@ -59,20 +56,21 @@ export async function chunkedUpsert(
       merging.skuOf,
     ])) === 0
   ) {
-    if (dryRun) return { applied: true, counts: { created: ids.size, updated: 0, unchanged: 0 } };
-    const result = await freshImport(ctx, keys, chunks(), ids.size);
+    if (dryRun) return { applied: true, counts: { created: products.length, updated: 0, unchanged: 0 } };
+    const result = await freshImport(ctx, keys, chunks(), products.length);
     if (result !== undefined) return result;
   }
-  return lockedUpsert(ctx, keys, chunks(), ids, dryRun);
+  return lockedUpsert(ctx, keys, chunks(), products, dryRun);
 }
 
 async function lockedUpsert(
   ctx: StoreContext,
   keys: SiteKeys,
   chunks: Iterable<Chunk>,
-  ids: ReadonlySet<string>,
+  products: readonly Product[],
   dryRun: boolean,
 ): Promise<UpsertResult> {
+  let inBatch: ReadonlySet<string> | undefined;
   const token = newToken();
   const stage = keys.stage(token);
   await acquire(ctx, keys, token);
@@ -96,9 +94,10 @@ async function lockedUpsert(
       created += reply[1] as number;
       unchanged += reply[2] as number;
       siteSize = reply[3] as number;
+      if (reply.length > 4) inBatch ??= new Set(idsOf(products));
       for (let i = 4; i < reply.length; i += 3) {
         const heldBy = reply[i + 2] as string;
-        if (!ids.has(heldBy)) conflicts.push({ sku: reply[i] as string, id: reply[i + 1] as string, heldBy });
+        if (!inBatch?.has(heldBy)) conflicts.push({ sku: reply[i] as string, id: reply[i + 1] as string, heldBy });
       }
     });
     if (conflicts.length > 0) return { applied: false, conflicts };
@@ -110,7 +109,7 @@ async function lockedUpsert(
     // staging, which then replaces the site in one step.
     const changed = total - unchanged;
     const replace = changed > 0 && total - created === siteSize && unchanged < changed;
-    if (replace && unchanged > 0) await backfill(ctx, keys, token, ids);
+    if (replace && unchanged > 0) await backfill(ctx, keys, token, idsOf(products));
     const { merging } = keys;
     const outcome = await ctx.run(
       COMMIT,
@@ -132,12 +131,16 @@ async function lockedUpsert(
     if (outcome === "merge") {
       // Committed: readers see the whole batch already. If folding it in fails, the next
       // writer of the site finishes it, so the import has still succeeded.
-      await mergeIds(ctx, keys, token, ids).catch(() => {});
+      await mergeIds(ctx, keys, token, idsOf(products)).catch(() => {});
     }
     return { applied: true, counts };
   } finally {
     await release(ctx, keys, token).catch(() => {});
   }
+}
+
+function* idsOf(products: readonly Product[]): Generator<string> {
+  for (const product of products) yield product.id;
 }
 
 async function backfill(ctx: StoreContext, keys: SiteKeys, token: string, ids: Iterable<string>): Promise<void> {

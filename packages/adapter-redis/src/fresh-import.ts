@@ -1,17 +1,17 @@
 import type { UpsertResult } from "@catalog-kit/catalog-core";
-import type { Chunk } from "./chunked-upsert.ts";
+import type { Chunk } from "./chunk.ts";
 import type { SiteKeys } from "./keys.ts";
-import { COMMIT_FRESH } from "./scripts.ts";
+import { COMMIT_FRESH, STAGE_FRESH } from "./scripts.ts";
 import { lostLock, newToken, release, type StoreContext } from "./site-lock.ts";
 import { windowed } from "./windowed.ts";
 
 /**
  * The first import into an empty site (the initial load of a catalog): nothing can conflict and
- * every product is new, so the chunks go to staging hashes with plain HSETs (one MULTI per
- * chunk, which also sets their TTL) and never pass through Lua; then one script publishes them
- * with RENAME, if the site is still empty. No lock is needed: staging is private, and the
- * publishing script refuses when anything was written, locked or merged meanwhile, in which
- * case the caller runs the general, locked import instead. Returns `undefined` then.
+ * every product is new, so the chunks are written to staging hashes unchecked (one script call
+ * per chunk, which also sets their TTL); then one script publishes them with RENAME, if the
+ * site is still empty. No lock is needed: staging is private, and the publishing script
+ * refuses when anything was written, locked or merged meanwhile, in which case the caller runs
+ * the general, locked import instead. Returns `undefined` then.
  */
 export async function freshImport(
   ctx: StoreContext,
@@ -22,7 +22,10 @@ export async function freshImport(
   const token = newToken();
   const stage = keys.stage(token);
   try {
-    await windowed(chunks, ctx.window, (chunk) => ctx.stagePlain(stage, chunk, 2 * ctx.lockTtlMs));
+    const stageKeys = [stage.products, stage.skus, stage.skuOf];
+    await windowed(chunks, ctx.window, async (chunk) => {
+      await ctx.run(STAGE_FRESH, stageKeys, [2 * ctx.lockTtlMs, ...chunk.args]);
+    });
     const { merging } = keys;
     const outcome = await ctx.run(
       COMMIT_FRESH,

@@ -2,12 +2,11 @@ import {
   CatalogError,
   type CatalogStore,
   decodeProduct,
-  encodeProduct,
-  type Product,
   type SkuConflict,
   type UpsertResult,
 } from "@catalog-kit/catalog-core";
-import { type Chunk, chunkedUpsert } from "./chunked-upsert.ts";
+import { type Chunk, chunksOf } from "./chunk.ts";
+import { chunkedUpsert } from "./chunked-upsert.ts";
 import { bounded, connect, type RedisConnection, unavailable, whenReady } from "./connection.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
 import { FIND, REMOVE, runScript, UPSERT } from "./scripts.ts";
@@ -29,33 +28,14 @@ export interface RedisStoreTuning {
 export type RedisStoreOptions = RedisStoreTuning & RedisConnection;
 
 // Script calls per chunk stay in the low milliseconds at this size (see the README's figures),
-// and JSON of ~2 MB keeps a chunk of unusually large products just as short.
+// and chunks of unusually large products are kept as short by their JSON size (`chunk.ts`).
 const DEFAULT_CHUNK_SIZE = 1_000;
-const MAX_CHUNK_CHARS = 2_000_000;
 const WINDOW = 3;
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${value}`);
   return value;
-}
-
-// JSON goes to ioredis as strings: it builds one string per call, which the socket encodes to
-// UTF-8 in one pass; a Buffer per product costs the client about twice as much CPU.
-function* chunksOf(products: readonly Product[], size: number): Generator<Chunk> {
-  let args: string[] = [];
-  let chars = 0;
-  for (const product of products) {
-    const json = encodeProduct(product);
-    args.push(product.id, product.sku, json);
-    chars += json.length;
-    if (args.length === 3 * size || chars >= MAX_CHUNK_CHARS) {
-      yield { args, count: args.length / 3 };
-      args = [];
-      chars = 0;
-    }
-  }
-  if (args.length > 0) yield { args, count: args.length / 3 };
 }
 
 type Reply = (string | number)[];
@@ -84,34 +64,6 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       return [next, flat.filter((_, i) => i % 2 === 0)];
     },
     countKeys: (keys) => bounded(connection, client.exists(...keys)),
-    async stagePlain(hashes, chunk, ttlMs) {
-      const byId: string[] = [];
-      const bySku: string[] = [];
-      const skuOf: string[] = [];
-      const { args } = chunk;
-      for (let i = 0; i < args.length; i += 3) {
-        const id = args[i] as string;
-        const sku = args[i + 1] as string;
-        byId.push(id, args[i + 2] as string);
-        bySku.push(sku, id);
-        skuOf.push(id, sku);
-      }
-      const replies = await bounded(
-        connection,
-        client
-          .multi([
-            ["hset", hashes.products, ...byId],
-            ["hset", hashes.skus, ...bySku],
-            ["hset", hashes.skuOf, ...skuOf],
-            ["pexpire", hashes.products, ttlMs],
-            ["pexpire", hashes.skus, ttlMs],
-            ["pexpire", hashes.skuOf, ttlMs],
-          ])
-          .exec(),
-      );
-      const failed = replies?.find(([error]) => error !== null);
-      if (replies === null || failed) throw failed?.[0] ?? new Error("MULTI was discarded");
-    },
     chunkSize,
     window: WINDOW,
     lockTtlMs,
@@ -157,13 +109,12 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       operation("upsert", async () => {
         const keys = siteKeys(prefix, site);
         if (products.length === 0) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
-        const ids = new Set(products.map((p) => p.id));
         if (products.length <= chunkSize) {
           const chunks = [...chunksOf(products, chunkSize)];
           if (chunks.length === 1) return upsertOnce(keys, chunks[0] as Chunk, dryRun);
-          return chunkedUpsert(ctx, keys, () => chunks, ids, dryRun);
+          return chunkedUpsert(ctx, keys, () => chunks, products, dryRun);
         }
-        return chunkedUpsert(ctx, keys, () => chunksOf(products, chunkSize), ids, dryRun);
+        return chunkedUpsert(ctx, keys, () => chunksOf(products, chunkSize), products, dryRun);
       }),
 
     find: (site, key, by) =>

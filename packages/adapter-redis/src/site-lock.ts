@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CatalogError } from "@catalog-kit/catalog-core";
-import type { Chunk } from "./chunked-upsert.ts";
-import type { ProductHashes, SiteKeys } from "./keys.ts";
+import type { SiteKeys } from "./keys.ts";
 import { ACQUIRE, MERGE, RELEASE, type Script } from "./scripts.ts";
 import { windowed } from "./windowed.ts";
 
@@ -13,8 +12,6 @@ export interface StoreContext {
   scanFields(key: string, cursor: string, count: number): Promise<[cursor: string, fields: string[]]>;
   /** How many of `keys` exist. */
   countKeys(keys: readonly string[]): Promise<number>;
-  /** Writes a chunk into three hashes with plain HSETs and gives them a TTL, in one MULTI. */
-  stagePlain(hashes: ProductHashes, chunk: Chunk, ttlMs: number): Promise<void>;
   readonly chunkSize: number;
   /** Calls in flight at once during a chunked import. */
   readonly window: number;

@@ -4,6 +4,7 @@ import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing"
 import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { chunksOf } from "../src/chunk.ts";
 import { createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { ACQUIRE, COMMIT, runScript, STAGE } from "../src/scripts.ts";
@@ -13,6 +14,13 @@ import { freePort, type RedisServer, startRedisServer } from "./support/redis-se
 import { describeWithRedis } from "./support/with-redis.ts";
 
 const write = { dryRun: false } as const;
+
+/** The script arguments of a batch staged by hand as one chunk. */
+function chunkArgs(batch: readonly Product[]): readonly (string | Buffer)[] {
+  const [chunk, ...more] = chunksOf(batch, batch.length);
+  if (chunk === undefined || more.length > 0) throw new Error("expected one chunk");
+  return chunk.args;
+}
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -156,7 +164,7 @@ describeWithRedis("Redis store on a standalone server", () => {
         admin,
         STAGE,
         [keys.lock, keys.products, keys.skus, stage.products, stage.skus, stage.skuOf],
-        [token, 300, 600, "1", ...batch.flatMap((p) => [p.id, p.sku, encodeProduct(p)])],
+        [token, 300, 600, "1", ...chunkArgs(batch)],
       );
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await store.find(site, "s1", "sku")).toEqual(product("old", "s1"));
@@ -179,7 +187,7 @@ describeWithRedis("Redis store on a standalone server", () => {
         admin,
         STAGE,
         [keys.lock, keys.products, keys.skus, stage.products, stage.skus, stage.skuOf],
-        [token, 300, 600, "1", ...batch.flatMap((p) => [p.id, p.sku, encodeProduct(p)])],
+        [token, 300, 600, "1", ...chunkArgs(batch)],
       );
       const outcome = await runScript(
         admin,
