@@ -3,7 +3,7 @@
 // on exit, whatever the outcome.
 //
 //   npm run faults                    # about a minute
-//   npm run faults -- --quick         # about 20 s (a crash mid-import leaves its site lock for 10 s)
+//   npm run faults -- --quick         # 10 to 20 s (a crash mid-import may leave its site lock for 10 s)
 //   npm run faults -- --seconds 120 --clients 8 --seed 3
 //
 // Part 1, a crash under concurrent writers. Two server processes share one private redis-server.
