@@ -26,7 +26,7 @@ await store.ping();
 
 /**
  * Longest script execution since the last call, in ms, how many script calls there were, and
- * the longest command of any kind (a MULTI of plain HSETs, a command inside a script).
+ * the longest command of any kind (a command inside a script, say).
  */
 async function longestScript(): Promise<{ longestScriptMs: number; scriptCalls: number; longestCommandMs: number }> {
   const entries = (await admin.call("SLOWLOG", "GET", "-1")) as [number, number, number, string[]][];
