@@ -382,7 +382,7 @@ export const ACQUIRE = script(
   "acquire",
   `
 --[[ acquire: SET lock NX with a TTL.
-  KEYS[1] lock  KEYS[2] merging sku-of
+  KEYS[1] lock  KEYS[2] merging products (what the one-call writes test for "busy", too)
   ARGV[1] token  ARGV[2] ttl (ms)
   Returns {1 if taken else 0, 1 if an import is merging else 0} ]]
 local taken = 0

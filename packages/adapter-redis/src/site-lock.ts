@@ -38,7 +38,7 @@ function busy(ms: number): CatalogError {
  * half-way), finishes that merge first. Returns false when another import holds the site.
  */
 async function tryAcquire(ctx: StoreContext, keys: SiteKeys, token: string): Promise<boolean> {
-  const [taken, merging] = (await ctx.run(ACQUIRE, [keys.lock, keys.merging.skuOf], [token, ctx.lockTtlMs])) as [
+  const [taken, merging] = (await ctx.run(ACQUIRE, [keys.lock, keys.merging.products], [token, ctx.lockTtlMs])) as [
     number,
     number,
   ];
@@ -84,12 +84,12 @@ export async function whenFree<T>(
     const reply = await attempt();
     if (!isBusy(reply)) return reply;
     const token = newToken();
-    if (await tryAcquire(ctx, keys, token)) {
-      await release(ctx, keys, token);
-      continue;
-    }
+    // Taking the lock finishes a merge left half-done; then the write is tried again at once.
+    const merged = await tryAcquire(ctx, keys, token);
+    if (merged) await release(ctx, keys, token);
+    // Never unbounded, even if the write keeps answering busy while the lock is free.
     if (Date.now() >= deadline) throw busy(ctx.busyTimeoutMs);
-    await sleep(pause);
+    if (!merged) await sleep(pause);
   }
 }
 
@@ -132,7 +132,7 @@ export async function mergeAll(ctx: StoreContext, keys: SiteKeys, token: string)
   // that is there from start to end, which is all of them.
   let cursor = "0";
   do {
-    const [next, fields] = await ctx.scanFields(keys.merging.skuOf, cursor, ctx.chunkSize);
+    const [next, fields] = await ctx.scanFields(keys.merging.products, cursor, ctx.chunkSize);
     if (fields.length > 0) await mergeChunk(ctx, keys, token, fields);
     cursor = next;
   } while (cursor !== "0");

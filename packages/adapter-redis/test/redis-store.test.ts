@@ -150,6 +150,21 @@ describeWithRedis("Redis store on a standalone server", () => {
       expect(await waiting).toMatchObject({ applied: true });
     });
 
+    test("a write that keeps finding the site busy while its lock is free still gives up in time", async () => {
+      const store = open({ busyTimeoutMs: 300 });
+      const site = uniqueSite();
+      // A merging hash that no merge can empty: only a torn state could look like this.
+      await admin.hset(keysOf(site).merging.products, "ghost", "not a product");
+      const started = Date.now();
+      const settled = await store.upsert(site, [product("a", "s")], write).then(
+        () => "applied",
+        (error: unknown) => (isCatalogError(error, "STORAGE_UNAVAILABLE") ? "unavailable" : error),
+      );
+      expect(["applied", "unavailable"]).toContain(settled);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await admin.del(keysOf(site).merging.products);
+    });
+
     test("an import that stopped before its commit leaves nothing, and its lock expires", async () => {
       const store = open({ lockTtlMs: 300 });
       const site = uniqueSite();
