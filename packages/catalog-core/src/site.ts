@@ -14,5 +14,7 @@ export type Site = Readonly<v.InferOutput<typeof SiteSchema>>;
 
 /** A stable string form of a site, unique per (siteType, siteId) pair, for map keys. */
 export function siteKey(site: Site): string {
-  return JSON.stringify([site.siteType, site.siteId]);
+  // The length says where siteType ends, whatever characters either string holds; a lookup makes
+  // this key two or three times, and JSON.stringify of an array took twice as long.
+  return `${site.siteType.length}:${site.siteType}:${site.siteId}`;
 }
