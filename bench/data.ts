@@ -26,8 +26,8 @@ export interface Dataset {
   readonly jsonBytesPerProduct: number;
 }
 
-/** mulberry32: small, fast and good enough to make the same catalog on every machine. */
-function random(seed: number): () => number {
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same catalog on every machine, and a failing run repeats. */
+export function seeded(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -111,7 +111,7 @@ function makeProduct(next: () => number, index: number, nonAscii: boolean): Prod
 
 /** `count` products, the same for the same seed; about 45 % hold a non-ASCII character. */
 export function generateProducts(count: number, seed = 42, firstIndex = 0): Product[] {
-  const next = random(seed + firstIndex);
+  const next = seeded(seed + firstIndex);
   const products: Product[] = new Array(count);
   for (let i = 0; i < count; i++) products[i] = makeProduct(next, firstIndex + i, next() < 0.45);
   return products;

@@ -59,8 +59,8 @@ import {
   type RedisServer,
   startRedisServer,
 } from "../packages/adapter-redis/test/support/redis-server.ts";
-import { type Answer, Connection, problemCode, sameProduct, seeded, Tally } from "./client.ts";
-import { generateProducts, toCsvContent } from "./data.ts";
+import { type Answer, Connection, problemCode, sameProduct, Tally } from "./client.ts";
+import { generateProducts, seeded, toCsvContent } from "./data.ts";
 import { forget, killRedisOnExit, SLOW_MS, type Standalone, startStandalone } from "./standalone.ts";
 
 const { values: args } = parseArgs({

@@ -30,8 +30,8 @@ import { Redis } from "ioredis";
 import { checkKeyPrefix, siteKeys } from "../packages/adapter-redis/src/keys.ts";
 import { checkIndex } from "../packages/adapter-redis/test/support/check-index.ts";
 import { haveRedisServer, INSTALL_HINT } from "../packages/adapter-redis/test/support/redis-server.ts";
-import { type Answer, Connection, mb, problemCode, quantile, sameProduct, seeded, Tally } from "./client.ts";
-import { generateProducts, toCsvContent } from "./data.ts";
+import { type Answer, Connection, mb, problemCode, quantile, sameProduct, Tally } from "./client.ts";
+import { generateProducts, seeded, toCsvContent } from "./data.ts";
 import { type BenchRedis, startBenchRedis } from "./redis-server.ts";
 import {
   cpuSecondsOf,
