@@ -122,7 +122,6 @@ export function mb(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
-
 /**
  * Whether two products are equal as the catalog sees them: field by field, an absent optional
  * equal only to an absent one, whatever the key order (a stored product comes back in canonical
