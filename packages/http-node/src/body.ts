@@ -37,15 +37,22 @@ export function requireJson(contentType: string | undefined): void {
   );
 }
 
+/** Throws `PAYLOAD_TOO_LARGE` when the declared Content-Length is over the limit. */
+export function checkDeclaredSize(req: IncomingMessage, limit: number): void {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, Number(declared));
+}
+
 /**
  * Reads the whole body as one Buffer. A declared Content-Length over the limit is refused before
  * anything is read; a body that grows past it is refused as soon as it does, and the rest is
  * never buffered.
  */
 export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > limit) {
-    return Promise.reject(tooLarge(limit, Number(declared)));
+  try {
+    checkDeclaredSize(req, limit);
+  } catch (error) {
+    return Promise.reject(error);
   }
   // Under startServer, a client that asked to wait (Expect: 100-continue) is told to send only
   // now, after its token, content type and size were accepted. Node already did it otherwise.

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     tokens: config.tokens,
     maxBodyBytes: config.limits.maxBodyBytes,
     maxProductsPerRequest: config.limits.maxProductsPerRequest,
+    maxConcurrentImports: config.limits.maxConcurrentImports,
     notFoundStatus: config.notFoundStatus,
     accessLog: (entry) => process.stdout.write(`${formatAccessLog(entry)}\n`),
     onError: (error) => console.error("Request failed:", error),

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { DEFAULT_MAX_PRODUCTS, type Site, SiteSchema, siteKey } from "@catalog-kit/catalog-core";
 import * as v from "valibot";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+import { DEFAULT_MAX_CONCURRENT_IMPORTS } from "./handler.ts";
 
 const Count = v.pipe(
   v.number("Must be a number"),
@@ -69,6 +70,7 @@ export const ConfigSchema = v.strictObject({
     v.strictObject({
       maxBodyBytes: v.optional(Count, DEFAULT_MAX_BODY_BYTES),
       maxProductsPerRequest: v.optional(Count, DEFAULT_MAX_PRODUCTS),
+      maxConcurrentImports: v.optional(Count, DEFAULT_MAX_CONCURRENT_IMPORTS),
     }),
     {},
   ),

@@ -10,8 +10,16 @@ import {
   toProductView,
 } from "@catalog-kit/catalog-core";
 import { type AccessToken, createAuthenticator, type Grant, resolveSite, siteNotFound } from "./auth.ts";
-import { ClientGoneError, DEFAULT_MAX_BODY_BYTES, parseJson, readBody, requireJson } from "./body.ts";
+import {
+  ClientGoneError,
+  checkDeclaredSize,
+  DEFAULT_MAX_BODY_BYTES,
+  parseJson,
+  readBody,
+  requireJson,
+} from "./body.ts";
 import { readEnvelope } from "./envelope.ts";
+import { createLimiter } from "./limiter.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
 import { ALLOW, decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "./routes.ts";
@@ -32,6 +40,11 @@ export interface HandlerOptions {
   readonly tokens: readonly AccessToken[];
   /** Largest request body in bytes; default 50 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Imports read and applied at once; later ones wait, their bodies unread, so that memory is
+   * bounded by this many bodies (a parsed body takes tens of times its size). Default 4.
+   */
+  readonly maxConcurrentImports?: number;
   /** Published in /openapi.json; pass the value the catalog enforces (default 100,000). */
   readonly maxProductsPerRequest?: number;
   /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
@@ -48,6 +61,8 @@ export type CatalogHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 type ImportKind = "single" | "bulk" | "csv";
 
 const TOKEN_HEADER = "x-service-access-token";
+/** Default of `HandlerOptions.maxConcurrentImports`. */
+export const DEFAULT_MAX_CONCURRENT_IMPORTS = 4;
 const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
 const CLOSE: Readonly<Record<string, string>> = { connection: "close" };
 const HEALTHY = JSON.stringify({ status: "ok" });
@@ -74,6 +89,7 @@ function bodyPending(req: IncomingMessage): boolean {
 export function createCatalogHandler(catalog: Catalog, options: HandlerOptions): CatalogHandler {
   const authenticate = createAuthenticator(options.tokens);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const imports = createLimiter(options.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
   const notFoundStatus = options.notFoundStatus ?? 400;
   const { accessLog } = options;
   const onError =
@@ -140,6 +156,17 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
   async function runImport(req: IncomingMessage, res: ServerResponse, grant: Grant, kind: ImportKind, query: string) {
     const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
     requireJson(req.headers["content-type"]);
+    checkDeclaredSize(req, maxBodyBytes);
+    await imports.run(() => applyImport(req, res, grant, kind, dryRun));
+  }
+
+  async function applyImport(
+    req: IncomingMessage,
+    res: ServerResponse,
+    grant: Grant,
+    kind: ImportKind,
+    dryRun: boolean,
+  ) {
     const envelope = readEnvelope(parseJson(await readBody(req, res, maxBodyBytes)), FIELD[kind]);
     const extra = envelope.deprecated ? DEPRECATION : undefined;
     try {

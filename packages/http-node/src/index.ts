@@ -1,6 +1,12 @@
 export { formatAccessLog } from "./access-log.ts";
 export type { AccessToken } from "./auth.ts";
 export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
-export { type AccessLogEntry, type CatalogHandler, createCatalogHandler, type HandlerOptions } from "./handler.ts";
+export {
+  type AccessLogEntry,
+  type CatalogHandler,
+  createCatalogHandler,
+  DEFAULT_MAX_CONCURRENT_IMPORTS,
+  type HandlerOptions,
+} from "./handler.ts";
 export { type HttpErrorCode, PROBLEM_STATUSES, type ProblemBody, type ProblemCode } from "./problem.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./server.ts";

@@ -24,11 +24,15 @@ function issuesOf(input: unknown): readonly string[] {
 
 describe("parseConfig", () => {
   it("accepts the contract's example and fills in defaults", () => {
-    expect(parseConfig(contractExample)).toEqual({ ...contractExample, notFoundStatus: 400 });
+    expect(parseConfig(contractExample)).toEqual({
+      ...contractExample,
+      limits: { ...contractExample.limits, maxConcurrentImports: 4 },
+      notFoundStatus: 400,
+    });
     const minimal = parseConfig({ sites: contractExample.sites, tokens: [{ token: "t", sites: "*" }] });
     expect(minimal).toMatchObject({
       storage: { adapter: "memory" },
-      limits: { maxBodyBytes: 52428800, maxProductsPerRequest: 100000 },
+      limits: { maxBodyBytes: 52428800, maxProductsPerRequest: 100000, maxConcurrentImports: 4 },
       notFoundStatus: 400,
     });
   });

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import type { CatalogStore } from "@catalog-kit/catalog-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { hasCompleteResponse, openRaw, parseRawResponse } from "./support/raw-http.ts";
 import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
 
@@ -142,5 +144,58 @@ describe("Expect: 100-continue", () => {
     );
     expect(response.status).toBe(200);
     accepted.destroy();
+  });
+});
+
+describe("concurrent imports", () => {
+  it("run at most maxConcurrentImports at once; the rest wait unread, and an oversized one is refused at once", async () => {
+    const memory = createMemoryStore();
+    let upserts = 0;
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const store: CatalogStore = {
+      ...memory,
+      async upsert(site, products, options) {
+        upserts++;
+        await gate;
+        return memory.upsert(site, products, options);
+      },
+    };
+    const limited = await startTestServer({ store, maxBodyBytes: LIMIT, maxConcurrentImports: 1 });
+    try {
+      const first = limited.request("POST", "/external/product/v1", {
+        token: TOKENS.admin,
+        json: { ...SITE_A, product: product("first") },
+      });
+      await vi.waitFor(() => expect(upserts).toBe(1));
+      // Its body is not read while the first holds the only slot: the client waits for 100 Continue.
+      const body = JSON.stringify({ ...SITE_A, product: product("second") });
+      const waiting = await openRaw(limited.url);
+      await waiting.write(
+        head("/external/product/v1", { ...auth, "Content-Length": body.length, Expect: "100-continue" }),
+      );
+      const oversized = await limited.request("POST", "/external/product/v1", {
+        token: TOKENS.admin,
+        headers: { "content-type": "application/json" },
+        body: "x".repeat(LIMIT + 1),
+      });
+      expect(oversized.status).toBe(413);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(waiting.received()).toBe("");
+      expect(upserts).toBe(1);
+
+      open();
+      expect((await first).status).toBe(200);
+      await waiting.waitFor((received) => received.startsWith("HTTP/1.1 100 Continue\r\n\r\n"));
+      await waiting.write(body);
+      const answer = await waiting.waitFor((received) => hasCompleteResponse(received.slice(25)));
+      expect(parseRawResponse(answer.slice(25)).status).toBe(200);
+      waiting.destroy();
+      expect(upserts).toBe(2);
+    } finally {
+      await limited.close();
+    }
   });
 });
