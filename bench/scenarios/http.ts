@@ -1,6 +1,7 @@
 // HTTP load with autocannon against the standalone server and its baselines, each server in its
 // own process (so the load generator never shares an event loop with a server), rounds alternating.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
@@ -23,7 +24,19 @@ const here = new URL("..", import.meta.url);
 
 interface Running {
   readonly url: string;
+  /** CPU seconds the server process has used so far, where the system tells (Linux); else undefined. */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
+}
+
+// utime + stime of a process, in clock ticks of 1/100 s (Linux's USER_HZ).
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 async function startServer(file: string, args: readonly string[] = []): Promise<Running> {
@@ -40,6 +53,7 @@ async function startServer(file: string, args: readonly string[] = []): Promise<
   });
   return {
     url,
+    cpuSeconds: () => cpuSecondsOf(child.pid),
     async stop() {
       child.kill("SIGTERM");
       await exited;
@@ -81,10 +95,17 @@ interface Measured {
   readonly rate: number;
   /** 99th percentile latency in milliseconds. */
   readonly p99: number;
+  /**
+   * Server CPU per request in microseconds. When the load generator is the bound (it shares the
+   * machine's cores), rates converge and this is what still tells the servers apart.
+   */
+  readonly cpuMicros: number | undefined;
 }
 
 /** What the server sustained under `spec`; throws when any request failed. */
-async function load(url: string, spec: Load): Promise<Measured> {
+async function load(server: Running, spec: Load): Promise<Measured> {
+  const { url } = server;
+  const cpuBefore = server.cpuSeconds();
   let next = 0;
   const result = await autocannon({
     url: `${url}${spec.path}`,
@@ -107,18 +128,23 @@ async function load(url: string, spec: Load): Promise<Measured> {
       `${url}${spec.path}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`,
     );
   }
-  return { rate: result.requests.total / (result.duration || spec.seconds), p99: result.latency.p99 };
+  const cpuAfter = server.cpuSeconds();
+  const cpuMicros =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
+  return { rate: result.requests.total / (result.duration || spec.seconds), p99: result.latency.p99, cpuMicros };
 }
 
 /** Runs each contender once per round, in turn; returns every contender's per-round rates. */
 async function alternate(name: string, contenders: Record<string, [Running, Load]>): Promise<Map<string, Measured[]>> {
   const rates = new Map<string, Measured[]>(Object.keys(contenders).map((key) => [key, []]));
   // Untimed load first, so that every server is compiled and warm when its rounds start.
-  if (!quick) for (const [server, spec] of Object.values(contenders)) await load(server.url, { ...spec, seconds: 2 });
+  if (!quick) for (const [server, spec] of Object.values(contenders)) await load(server, { ...spec, seconds: 2 });
   for (let round = 0; round < rounds; round++) {
     for (const [key, [server, spec]] of Object.entries(contenders)) {
       progress(`${name}: ${key}, round ${round + 1} of ${rounds}, ${spec.seconds} s`);
-      rates.get(key)?.push(await load(server.url, spec));
+      rates.get(key)?.push(await load(server, spec));
     }
   }
   return rates;
@@ -128,11 +154,16 @@ function compare(rates: Map<string, Measured[]>, subject: string, baseline: stri
   const a = rates.get(subject) ?? [];
   const b = rates.get(baseline) ?? [];
   const p99 = (runs: Measured[]) => `${median(runs.map((run) => run.p99))} ms`;
+  const cpu = (runs: Measured[]) => {
+    const micros = runs.map((run) => run.cpuMicros).filter((value) => value !== undefined);
+    const unit = perRequest === 1 ? "a request" : "a product";
+    return micros.length === runs.length ? `, server CPU ${(median(micros) / perRequest).toFixed(2)} µs ${unit}` : "";
+  };
   return {
     figure: median(a.map((run) => run.rate)) * perRequest,
     baseline: median(b.map((run) => run.rate)) * perRequest,
     ratio: median(a.map((x, i) => x.rate / (b[i] as Measured).rate)),
-    note: `p99 latency ${p99(a)}, baseline ${p99(b)}`,
+    note: `p99 latency ${p99(a)}${cpu(a)}; baseline ${p99(b)}${cpu(b)}`,
   };
 }
 
