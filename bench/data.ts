@@ -1,19 +1,4 @@
-import type { Product } from "@catalog-kit/catalog-core";
-
-/** The CSV header the spec lists, in its order. */
-export const CSV_HEADER = [
-  "id",
-  "sku",
-  "title",
-  "description",
-  "price",
-  "price_min",
-  "price_max",
-  "available",
-  "images",
-  "featured_image",
-  "url",
-] as const;
+import { PRODUCT_FIELDS, type Product } from "@catalog-kit/catalog-core";
 
 /** A dataset for one size: the products, the bulk JSON body and the CSV text holding them. */
 export interface Dataset {
@@ -145,7 +130,8 @@ function cellsOf(product: Product): string[] {
 
 /** csvContent for these products: the spec's header, one record per product, LF line ends. */
 export function toCsvContent(products: readonly Product[]): string {
-  let text = `${CSV_HEADER.join(",")}\n`;
+  // The product fields in canonical order, which is the order of the spec's CSV header.
+  let text = `${PRODUCT_FIELDS.join(",")}\n`;
   for (const product of products) text += `${cellsOf(product).map(cell).join(",")}\n`;
   return text;
 }
