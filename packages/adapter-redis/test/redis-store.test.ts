@@ -173,7 +173,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       // Stage a batch by hand, as a writer would, then stop before COMMIT.
       const token = "abandoned0000000000000000";
       const stage = keys.stage(token);
-      await runScript(admin, ACQUIRE, [keys.lock, keys.merging.skuOf], [token, 300]);
+      await runScript(admin, ACQUIRE, [keys.lock, keys.merging.products], [token, 300]);
       const batch = [product("new", "s2"), product("old", "s3")];
       await runScript(
         admin,
@@ -197,7 +197,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       const stage = keys.stage(token);
       // a and b swap skus, c takes a new one, d is new: committed, never merged, lock left to expire.
       const batch = [product("a", "s2"), product("b", "s1"), product("c", "s4"), product("d", "s3")];
-      await runScript(admin, ACQUIRE, [keys.lock, keys.merging.skuOf], [token, 300]);
+      await runScript(admin, ACQUIRE, [keys.lock, keys.merging.products], [token, 300]);
       await runScript(
         admin,
         STAGE,
