@@ -9,7 +9,7 @@ import { type Chunk, chunksOf } from "./chunk.ts";
 import { chunkedUpsert } from "./chunked-upsert.ts";
 import { bounded, connect, type RedisConnection, unavailable, whenReady } from "./connection.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
-import { FIND, REMOVE, runScript, UPSERT } from "./scripts.ts";
+import { FIND, REMOVE, runScript, type Script, UPSERT } from "./scripts.ts";
 import { type StoreContext, whenFree } from "./site-lock.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
@@ -80,18 +80,14 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     }
   }
 
+  // The one-call writes share their keys and wait out a chunked import the same way.
+  function writeWhenFree(script: Script, keys: SiteKeys, args: readonly (string | Buffer)[]): Promise<Reply> {
+    const scriptKeys = [keys.products, keys.skus, keys.skuOf, keys.lock, keys.merging.products];
+    return whenFree(ctx, keys, async () => (await ctx.run(script, scriptKeys, args)) as Reply, isBusy);
+  }
+
   async function upsertOnce(keys: SiteKeys, chunk: Chunk, dryRun: boolean): Promise<UpsertResult> {
-    const reply = await whenFree(
-      ctx,
-      keys,
-      async () =>
-        (await ctx.run(
-          UPSERT,
-          [keys.products, keys.skus, keys.skuOf, keys.lock, keys.merging.products],
-          [dryRun ? "1" : "0", ...chunk.args],
-        )) as Reply,
-      isBusy,
-    );
+    const reply = await writeWhenFree(UPSERT, keys, [dryRun ? "1" : "0", ...chunk.args]);
     if (reply[0] === "conflict") {
       const conflicts: SkuConflict[] = [];
       for (let i = 1; i < reply.length; i += 3) {
@@ -131,17 +127,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     remove: (site, key, by) =>
       operation("remove", async () => {
         const keys = siteKeys(prefix, site);
-        const reply = await whenFree(
-          ctx,
-          keys,
-          async () =>
-            (await ctx.run(
-              REMOVE,
-              [keys.products, keys.skus, keys.skuOf, keys.lock, keys.merging.products],
-              [key, by ?? ""],
-            )) as Reply,
-          isBusy,
-        );
+        const reply = await writeWhenFree(REMOVE, keys, [key, by ?? ""]);
         return reply.length > 1 ? decodeProduct(reply[1] as string) : undefined;
       }),
 
