@@ -51,7 +51,7 @@ import { parseArgs } from "node:util";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import type { CatalogStore, Product, Site } from "@catalog-kit/catalog-core";
 import { Redis } from "ioredis";
-import { checkKeyPrefix, siteKeys } from "../packages/adapter-redis/src/keys.ts";
+import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../packages/adapter-redis/src/keys.ts";
 import { checkIndex } from "../packages/adapter-redis/test/support/check-index.ts";
 import {
   haveRedisServer,
@@ -410,15 +410,15 @@ async function reportHangs(writers: readonly Writer[], watcher: Redis): Promise<
   if (hung.length === 0) return;
   const keys = siteKeys(checkKeyPrefix(KEY_PREFIX), SITE);
   const state = await Promise.all([
-    watcher.get(keys.lock),
-    watcher.pttl(keys.lock),
-    watcher.exists(keys.merging.products, keys.merging.skus, keys.merging.skuOf),
+    watcher.hget(keys.products, LOCK_FIELD),
+    watcher.hget(keys.products, MERGING_FIELD),
+    watcher.exists(keys.mergingProducts, keys.mergingSkus, keys.mergingSkuOf),
   ]).catch((error: unknown) => [String(error)]);
   for (const writer of hung) {
     const { seq, server, size, since } = writer.inFlight as NonNullable<Writer["inFlight"]>;
     log(
       `    waiting: client ${writer.index} request ${seq} (${size} products, server ${server}) for ${((now - since) / 1_000).toFixed(0)} s; ` +
-        `site lock ${state[0] ?? "free"} (pttl ${state[1]}), merging keys ${state[2]}`,
+        `site lock ${state[0] ?? "free"} (token and expiry), merging mark ${state[1] ?? "none"}, merging keys ${state[2]}`,
     );
   }
 }

@@ -1,5 +1,6 @@
-import { CatalogError, isCatalogError } from "@catalog-kit/catalog-core";
-import { Cluster, type ClusterNode, Redis, type RedisOptions } from "ioredis";
+import { CatalogError } from "@catalog-kit/catalog-core";
+import calculateSlot from "cluster-key-slot";
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 
 /** Where the store's Redis is: a client the caller owns, a URL, or the nodes of a Cluster. */
 export type RedisConnection =
@@ -18,17 +19,36 @@ export interface Connection {
   detach(): void;
 }
 
-// Clients the store creates fail fast while Redis is away instead of queueing commands until it
-// returns: no offline queue, no retry of a command whose connection dropped (a retried script
-// could run twice), and a timeout on every command. Reconnecting goes on in the background, so
-// the store recovers on its own when Redis comes back.
-const CLIENT_OPTIONS: RedisOptions = {
+/**
+ * ioredis options under which no command is ever sent twice: no offline queue (a command
+ * queued while Redis is away could run long after its caller was told it failed), and no
+ * resending of commands whose connection dropped (Redis may have run them already). Commands
+ * time out, and reconnecting goes on in the background. Spread them into a client you give
+ * the store: `new Redis(url, { ...redisClientOptions, ...yours })`.
+ */
+export const redisClientOptions: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
   autoResendUnfulfilledCommands: false,
   commandTimeout: 5_000,
   connectTimeout: 2_000,
   retryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 1_000),
+};
+
+/**
+ * The same for a Cluster: `retryDelayOnFailover: 0` turns off ioredis's resending of a command
+ * whose connection closed. Redirections Redis answers before running anything (MOVED, ASK,
+ * TRYAGAIN, CLUSTERDOWN) are still followed: `new Cluster(nodes, { ...clusterClientOptions })`.
+ */
+export const clusterClientOptions: ClusterOptions = {
+  enableOfflineQueue: false,
+  retryDelayOnFailover: 0,
+  retryDelayOnClusterDown: 100,
+  retryDelayOnTryAgain: 100,
+  maxRedirections: 6,
+  slotsRefreshTimeout: 2_000,
+  clusterRetryStrategy: (attempt: number) => Math.min(100 * attempt, 1_000),
+  redisOptions: redisClientOptions,
 };
 
 /** How long an operation waits for a client that is still making its first connection. */
@@ -43,22 +63,53 @@ function clusterNode(url: string): ClusterNode {
 }
 
 // Credentials and TLS of a cluster come from its first node's URL.
-function clusterRedisOptions(url: string | undefined): RedisOptions {
-  if (url === undefined) return CLIENT_OPTIONS;
+function clusterOptions(url: string | undefined): ClusterOptions {
+  if (url === undefined) return clusterClientOptions;
   const parsed = new URL(url);
-  return {
-    ...CLIENT_OPTIONS,
+  const redisOptions: RedisOptions = {
+    ...redisClientOptions,
     ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
     ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
     ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
   };
+  return { ...clusterClientOptions, redisOptions };
 }
 
-/** Opens (or adopts) the client an options object names. */
+function refuse(setting: string, value: unknown, template: string): never {
+  throw new TypeError(
+    `createRedisStore: the client's ${setting} is ${String(value)}; with it, ioredis may send again a command that ` +
+      `Redis already ran, and repeat a write. Create the client with ${template} (exported by ` +
+      "@catalog-kit/adapter-redis), or pass { url } or { cluster } and let the store create it.",
+  );
+}
+
+/** Throws when a given client's settings could send a command twice (see `redisClientOptions`). */
+export function checkClient(client: Redis | Cluster): void {
+  if (client instanceof Cluster) {
+    const { options } = client;
+    if (options.enableOfflineQueue !== false) refuse("enableOfflineQueue", true, "clusterClientOptions");
+    if ((options.retryDelayOnFailover ?? 100) > 0) {
+      refuse("retryDelayOnFailover", options.retryDelayOnFailover ?? 100, "clusterClientOptions");
+    }
+    // Node connections reconnect (and could resend) only with a clusterNodeRetryStrategy.
+    const node = options.redisOptions ?? {};
+    if (options.clusterNodeRetryStrategy && node.autoResendUnfulfilledCommands !== false) {
+      refuse("redisOptions.autoResendUnfulfilledCommands", true, "clusterClientOptions");
+    }
+    return;
+  }
+  const { options } = client;
+  if (options.autoResendUnfulfilledCommands !== false)
+    refuse("autoResendUnfulfilledCommands", true, "redisClientOptions");
+  if (options.enableOfflineQueue !== false) refuse("enableOfflineQueue", true, "redisClientOptions");
+}
+
+/** Opens (or adopts, after checking it) the client an options object names. */
 export function connect(options: RedisConnection): Connection {
   const onClose = new Set<() => void>();
   if ("client" in options) {
     const { client } = options;
+    checkClient(client);
     // One listener for the whole store, however many commands are in flight.
     const closed = () => {
       for (const fail of onClose) fail();
@@ -68,32 +119,14 @@ export function connect(options: RedisConnection): Connection {
   }
   let client: Redis | Cluster;
   if ("url" in options) {
-    client = new Redis(options.url, CLIENT_OPTIONS);
+    client = new Redis(options.url, redisClientOptions);
   } else {
     if (options.cluster.length === 0) throw new TypeError("cluster needs at least one node URL");
-    client = new Cluster(options.cluster.map(clusterNode), {
-      enableOfflineQueue: false,
-      clusterRetryStrategy: (attempt: number) => Math.min(100 * attempt, 1_000),
-      slotsRefreshTimeout: 2_000,
-      // A cluster that is down or failing over answers 503 after about half a second of
-      // retries, rather than holding requests; redirections during resharding need only a few.
-      maxRedirections: 6,
-      retryDelayOnClusterDown: 100,
-      retryDelayOnFailover: 100,
-      retryDelayOnTryAgain: 100,
-      redisOptions: clusterRedisOptions(options.cluster[0]),
-    });
+    client = new Cluster(options.cluster.map(clusterNode), clusterOptions(options.cluster[0]));
   }
   // Failures reach callers through the commands that hit them; the event would only be noise.
   client.on("error", () => {});
   return { client, owned: true, onClose, detach: () => {} };
-}
-
-/** Wraps anything but a `CatalogError` as `STORAGE_UNAVAILABLE`, keeping the original as `cause`. */
-export function unavailable(error: unknown, what: string): CatalogError {
-  if (isCatalogError(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new CatalogError("STORAGE_UNAVAILABLE", `Redis ${what} failed: ${reason}`, { cause: error });
 }
 
 /**
@@ -130,9 +163,9 @@ export async function whenReady(connection: Connection): Promise<void> {
 }
 
 /**
- * Bounds a command sent on a client the caller gave, whose options may let it wait forever:
- * it fails after a timeout, or as soon as the connection closes (ioredis would otherwise hold
- * it for a resend after reconnecting). Clients the store created fail fast on their own.
+ * Bounds a command sent on a client the caller gave, whose timeouts are the caller's: it fails
+ * after a timeout, or as soon as the connection closes. Clients the store created fail fast
+ * on their own.
  */
 export async function bounded<T>(connection: Connection, operation: Promise<T>): Promise<T> {
   if (connection.owned) return operation;
@@ -155,4 +188,74 @@ export async function bounded<T>(connection: Connection, operation: Promise<T>):
     clearTimeout(timer);
     if (onClose) connection.onClose.delete(onClose);
   }
+}
+
+/** The primaries: the client itself, or every master of a Cluster's slot map. */
+function primaries(client: Redis | Cluster): Redis[] {
+  return client instanceof Cluster ? client.nodes("master") : [client];
+}
+
+/** The client that reaches the primary holding `key`. */
+export function primaryOf(client: Redis | Cluster, key: string): Redis | undefined {
+  if (!(client instanceof Cluster)) return client;
+  const owner = client.slots[calculateSlot(key)]?.[0];
+  return client.nodes("master").find((node) => `${node.options.host}:${node.options.port}` === owner);
+}
+
+/**
+ * Resolves when every slot is served: each primary answers, and, on a Cluster, every slot has
+ * an owner and every primary reports `cluster_state:ok`. Any one live node would answer a plain
+ * PING while the sites of a failed master cannot be read.
+ */
+export async function probe(connection: Connection): Promise<void> {
+  const { client } = connection;
+  if (!(client instanceof Cluster)) {
+    await bounded(connection, client.ping());
+    return;
+  }
+  const masters = client.nodes("master");
+  const live = new Set(masters.map((node) => `${node.options.host}:${node.options.port}`));
+  for (let slot = 0; slot < 16_384; slot++) {
+    const owner = client.slots[slot]?.[0];
+    if (owner === undefined || !live.has(owner)) {
+      throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis Cluster leaves slots unserved");
+    }
+  }
+  await Promise.all(
+    masters.map(async (node) => {
+      const info = String(await bounded(connection, node.call("CLUSTER", "INFO")));
+      if (!info.includes("cluster_state:ok")) {
+        throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis Cluster reports that it is down");
+      }
+    }),
+  );
+}
+
+/** Eviction policies under which Redis may delete products, not only the staging of imports. */
+const EVICTS_PRODUCTS = /^allkeys-/;
+
+/**
+ * Refuses a Redis whose `maxmemory-policy` may evict products (`allkeys-*`). `volatile-*`
+ * policies only evict keys with a TTL, the staging of imports, whose commit then fails whole.
+ * A server that does not allow `CONFIG GET` (some managed offerings) is taken on trust.
+ */
+export async function checkEviction(connection: Connection): Promise<void> {
+  await Promise.all(
+    primaries(connection.client).map(async (node) => {
+      let reply: unknown;
+      try {
+        reply = await bounded(connection, node.call("CONFIG", "GET", "maxmemory-policy"));
+      } catch (error) {
+        if (error instanceof Error && /unknown command|NOPERM|no permissions/i.test(error.message)) return;
+        throw error;
+      }
+      const policy = Array.isArray(reply) ? String(reply[1]) : "";
+      if (EVICTS_PRODUCTS.test(policy)) {
+        throw new CatalogError(
+          "STORAGE_UNAVAILABLE",
+          `Redis's maxmemory-policy is ${policy}: it may evict products. Set it to noeviction`,
+        );
+      }
+    }),
+  );
 }

@@ -1,2 +1,2 @@
-export type { RedisConnection } from "./connection.ts";
+export { clusterClientOptions, type RedisConnection, redisClientOptions } from "./connection.ts";
 export { createRedisStore, type RedisStoreOptions, type RedisStoreTuning } from "./redis-store.ts";

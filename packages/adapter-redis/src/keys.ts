@@ -4,14 +4,13 @@ import type { Site } from "@catalog-kit/catalog-core";
  * The Redis keys of one site. Every key carries the same hash tag, `{<siteType>:<siteId>}`, so
  * that all of them live in one Cluster slot and every script may touch any of them:
  *
- * | key                                   | type   | holds                                               |
- * |---------------------------------------|--------|-----------------------------------------------------|
- * | `<prefix>:{<type>:<id>}:products`      | hash   | product id → canonical JSON (`encodeProduct`)       |
- * | `<prefix>:{<type>:<id>}:skus`          | hash   | sku → product id                                    |
- * | `<prefix>:{<type>:<id>}:sku-of`        | hash   | product id → sku (frees an old sku without parsing JSON in Lua) |
- * | `<prefix>:{<type>:<id>}:lock`          | string | token of the chunked import that holds the site (expires) |
- * | `<prefix>:{<type>:<id>}:merging:*`     | hashes | a committed chunked import, still being folded into the three above |
- * | `<prefix>:{<type>:<id>}:stage:<token>:*` | hashes | chunks of an import not yet committed (expire) |
+ * | key                                      | type   | holds                                                  |
+ * |------------------------------------------|--------|--------------------------------------------------------|
+ * | `<prefix>:{<type>:<id>}:products`         | hash   | product id → canonical JSON (`encodeProduct`), and the site's state fields below |
+ * | `<prefix>:{<type>:<id>}:skus`             | hash   | sku → product id                                       |
+ * | `<prefix>:{<type>:<id>}:sku-of`           | hash   | product id → sku (frees an old sku without parsing JSON in Lua) |
+ * | `<prefix>:{<type>:<id>}:merging:*`        | hashes | a committed import, still being folded into the three above |
+ * | `<prefix>:{<type>:<id>}:stage:<token>:*`  | hashes | an import not yet committed (expire)                   |
  *
  * `%`, `{`, `}` and `:` in `siteType` and `siteId` are percent-encoded (`%25`, `%7B`, `%7D`,
  * `%3A`). The encoding is reversible, so no two sites share a key, and neither `{` nor `}` can
@@ -21,18 +20,30 @@ export interface SiteKeys {
   readonly products: string;
   readonly skus: string;
   readonly skuOf: string;
-  readonly lock: string;
-  readonly merging: ProductHashes;
-  /** The staging hashes of the import holding `token`. */
-  stage(token: string): ProductHashes;
+  readonly mergingProducts: string;
+  readonly mergingSkus: string;
+  readonly mergingSkuOf: string;
 }
 
-/** The three hashes that make up a set of products: by id, the sku index, and its reverse. */
-export interface ProductHashes {
-  readonly products: string;
-  readonly skus: string;
-  readonly skuOf: string;
+/** A site's keys with those of one import's staging, named by the import's token. */
+export interface ImportKeys extends SiteKeys {
+  readonly stageProducts: string;
+  readonly stageSkus: string;
+  readonly stageSkuOf: string;
 }
+
+/** The name of a key a script may declare. */
+export type KeyName = keyof ImportKeys;
+
+/**
+ * Fields of the products hash that hold the site's state rather than a product: the lock of the
+ * import holding the site (`<token> <expiry ms>`), and the mark of a committed import still
+ * merging. No product id can take them: ids hold no control characters. They live in the
+ * products hash, not in keys of their own, because the one-call scripts must read them, and a
+ * script that declares a key that does not exist is refused (TRYAGAIN) while its slot migrates.
+ */
+export const LOCK_FIELD = "\u0000lock";
+export const MERGING_FIELD = "\u0000merging";
 
 /** The prefix keys get when `keyPrefix` is not given. */
 export const DEFAULT_KEY_PREFIX = "catalog";
@@ -54,17 +65,26 @@ export function checkKeyPrefix(prefix: string): string {
   return prefix === "" ? "" : `${prefix}:`;
 }
 
-function hashes(base: string): ProductHashes {
-  return { products: `${base}products`, skus: `${base}skus`, skuOf: `${base}sku-of` };
-}
-
 /** The keys of `site` under a prefix already checked by `checkKeyPrefix`. */
 export function siteKeys(prefix: string, site: Site): SiteKeys {
   const base = `${prefix}{${escapeSitePart(site.siteType)}:${escapeSitePart(site.siteId)}}:`;
   return {
-    ...hashes(base),
-    lock: `${base}lock`,
-    merging: hashes(`${base}merging:`),
-    stage: (token) => hashes(`${base}stage:${token}:`),
+    products: `${base}products`,
+    skus: `${base}skus`,
+    skuOf: `${base}sku-of`,
+    mergingProducts: `${base}merging:products`,
+    mergingSkus: `${base}merging:skus`,
+    mergingSkuOf: `${base}merging:sku-of`,
+  };
+}
+
+/** `keys` with the staging keys of the import holding `token`. */
+export function importKeys(keys: SiteKeys, token: string): ImportKeys {
+  const stage = `${keys.products.slice(0, -"products".length)}stage:${token}:`;
+  return {
+    ...keys,
+    stageProducts: `${stage}products`,
+    stageSkus: `${stage}skus`,
+    stageSkuOf: `${stage}sku-of`,
   };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   CatalogError,
   type CatalogStore,
@@ -6,11 +7,13 @@ import {
   type UpsertResult,
 } from "@catalog-kit/catalog-core";
 import { type Chunk, chunksOf } from "./chunk.ts";
-import { chunkedUpsert } from "./chunked-upsert.ts";
-import { bounded, connect, type RedisConnection, unavailable, whenReady } from "./connection.ts";
+import { bounded, checkEviction, connect, primaryOf, probe, type RedisConnection, whenReady } from "./connection.ts";
+import type { StoreContext } from "./context.ts";
+import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
-import { FIND, REMOVE, runScript, type Script, UPSERT } from "./scripts.ts";
-import { type StoreContext, whenFree } from "./site-lock.ts";
+import { whenFree } from "./lock.ts";
+import { FIND, FIND_MERGING, REMOVE, runScript, UPSERT } from "./scripts.ts";
+import { stagedImport } from "./staged-import.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
 export interface RedisStoreTuning {
@@ -18,10 +21,16 @@ export interface RedisStoreTuning {
   readonly keyPrefix?: string;
   /** Most products per script call; larger batches are imported in chunks. Default 1,000. */
   readonly chunkSize?: number;
-  /** How long a chunked import's site lock lives without being renewed. Default 10,000 ms. */
+  /** How long an import's site lock lives without being renewed. Default 10,000 ms. */
   readonly lockTtlMs?: number;
-  /** How long a write waits for a site that another import holds. Default 15,000 ms. */
+  /** How long a write waits for a site that another import holds, or whose slot migrates. Default 15,000 ms. */
   readonly busyTimeoutMs?: number;
+  /**
+   * After each write, wait until this many replicas have it (Redis `WAIT`), so that a failover
+   * right after cannot lose it; a write they do not confirm in `timeoutMs` fails with
+   * `STORAGE_UNAVAILABLE` (it is applied on the primary; retrying is safe). Off by default.
+   */
+  readonly waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number };
 }
 
 /** Options of `createRedisStore`: a client the caller owns, a URL, or Cluster node URLs. */
@@ -43,47 +52,96 @@ type Reply = (string | number)[];
 const isBusy = (reply: Reply) => reply[0] === "busy";
 
 /**
- * A `CatalogStore` in Redis or Redis Cluster. Each site's keys share one hash tag (see
- * `keys.ts`), and every step the contract calls atomic is one Lua script, except for imports
- * larger than one chunk, which are staged and then published in one O(1) step (see
- * `chunked-upsert.ts`). Errors and lost connections reject with `STORAGE_UNAVAILABLE`.
+ * A `CatalogStore` in Redis or Redis Cluster. Each site's keys share one hash tag (`keys.ts`),
+ * every step the contract calls atomic is one Lua script (`scripts.ts`), and imports larger
+ * than one chunk are staged, then published in one O(1) step (`staged-import.ts`). No command
+ * is ever sent twice (`connection.ts`); failures reject with `STORAGE_UNAVAILABLE`.
  */
 export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const prefix = checkKeyPrefix(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
   const chunkSize = positive("chunkSize", options.chunkSize, DEFAULT_CHUNK_SIZE);
   const lockTtlMs = positive("lockTtlMs", options.lockTtlMs, 10_000);
   const busyTimeoutMs = positive("busyTimeoutMs", options.busyTimeoutMs, 15_000);
+  const replication = options.waitForReplicas;
+  if (replication) {
+    positive("waitForReplicas.replicas", replication.replicas, 1);
+    positive("waitForReplicas.timeoutMs", replication.timeoutMs, 1);
+  }
   const connection = connect(options);
   const { client } = connection;
   let closed = false;
 
+  // The eviction policy is checked once per connection, and again after a refusal.
+  let evictionChecked: Promise<void> | undefined;
+  const recheck = () => {
+    evictionChecked = undefined;
+  };
+  client.on("ready", recheck);
+
   const ctx: StoreContext = {
-    run: (script, keys, args) => bounded(connection, runScript(client, script, keys, args)),
+    // While a slot migrates, Redis refuses scripts whose keys are not all on one node yet
+    // (TRYAGAIN) before running anything: those are sent again until `busyTimeoutMs`.
+    async run(script, keys, args) {
+      const deadline = Date.now() + busyTimeoutMs;
+      for (let pause = 20; ; pause = Math.min(pause * 2, 200)) {
+        try {
+          return await bounded(connection, runScript(client, script, keys, args));
+        } catch (error) {
+          if (!slotMoving(error) || Date.now() + pause > deadline) throw error;
+          await sleep(pause);
+        }
+      }
+    },
     async scanFields(key, cursor, count) {
       const [next, flat] = await bounded(connection, client.hscan(key, cursor, "COUNT", count));
       return [next, flat.filter((_, i) => i % 2 === 0)];
     },
-    countKeys: (keys) => bounded(connection, client.exists(...keys)),
+    async drop(keys) {
+      await Promise.all(keys.map((key) => bounded(connection, client.unlink(key))));
+    },
     chunkSize,
     window: WINDOW,
     lockTtlMs,
     busyTimeoutMs,
   };
 
-  async function operation<T>(what: string, body: () => Promise<T>): Promise<T> {
+  async function operation<T>(what: string, body: () => Promise<T>, outcome?: Outcome): Promise<T> {
     if (closed) throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis store is closed");
     try {
       await whenReady(connection);
+      evictionChecked ??= checkEviction(connection).catch((error) => {
+        recheck();
+        throw error;
+      });
+      await evictionChecked;
+    } catch (error) {
+      throw unavailable(error, what, outcome && "nothing written");
+    }
+    try {
       return await body();
     } catch (error) {
-      throw unavailable(error, what);
+      throw unavailable(error, what, outcome);
     }
   }
 
-  // The one-call writes share their keys and wait out a chunked import the same way.
-  function writeWhenFree(script: Script, keys: SiteKeys, args: readonly (string | Buffer)[]): Promise<Reply> {
-    const scriptKeys = [keys.products, keys.skus, keys.skuOf, keys.lock, keys.merging.products];
-    return whenFree(ctx, keys, async () => (await ctx.run(script, scriptKeys, args)) as Reply, isBusy);
+  async function replicated(keys: SiteKeys): Promise<void> {
+    if (!replication) return;
+    const primary = primaryOf(client, keys.products);
+    const acked = primary
+      ? Number(await bounded(connection, primary.call("WAIT", replication.replicas, replication.timeoutMs)))
+      : 0;
+    if (acked < replication.replicas) {
+      throw new CatalogError(
+        "STORAGE_UNAVAILABLE",
+        `The write is applied on the Redis primary, but ${acked} of ${replication.replicas} replicas confirmed it ` +
+          `within ${replication.timeoutMs} ms; retrying is safe`,
+      );
+    }
+  }
+
+  // The one-call writes wait out an import holding the site the same way.
+  function writeWhenFree(script: typeof UPSERT | typeof REMOVE, keys: SiteKeys, args: readonly (string | Buffer)[]) {
+    return whenFree(ctx, keys, async () => (await ctx.run(script, keys, args)) as Reply, isBusy);
   }
 
   async function upsertOnce(keys: SiteKeys, chunk: Chunk, dryRun: boolean): Promise<UpsertResult> {
@@ -102,44 +160,52 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
 
   return {
     upsert: (site, products, { dryRun }) =>
-      operation("upsert", async () => {
-        const keys = siteKeys(prefix, site);
-        if (products.length === 0) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
-        if (products.length <= chunkSize) {
-          const chunks = [...chunksOf(products, chunkSize)];
-          if (chunks.length === 1) return upsertOnce(keys, chunks[0] as Chunk, dryRun);
-          return chunkedUpsert(ctx, keys, () => chunks, products, dryRun);
-        }
-        return chunkedUpsert(ctx, keys, () => chunksOf(products, chunkSize), products, dryRun);
-      }),
+      operation(
+        "upsert",
+        async () => {
+          const keys = siteKeys(prefix, site);
+          if (products.length === 0) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
+          const chunks = chunksOf(products, chunkSize);
+          const first = chunks.next();
+          const second = first.done ? first : chunks.next();
+          const result =
+            !first.done && second.done
+              ? await upsertOnce(keys, first.value, dryRun)
+              : await stagedImport(ctx, keys, resume(first, second, chunks), products, dryRun);
+          if (result.applied && !dryRun && result.counts.unchanged < products.length) await replicated(keys);
+          return result;
+        },
+        "unknown",
+      ),
 
     find: (site, key, by) =>
       operation("find", async () => {
         const keys = siteKeys(prefix, site);
-        const json = (await ctx.run(
-          FIND,
-          [keys.products, keys.skus, keys.merging.products, keys.merging.skus],
-          [key, by ?? ""],
-        )) as string | null;
+        let json = (await ctx.run(FIND, keys, [key, by ?? ""])) as string | null | string[];
+        if (Array.isArray(json)) json = (await ctx.run(FIND_MERGING, keys, [key, by ?? ""])) as string | null;
         return json === null ? undefined : decodeProduct(json);
       }),
 
     remove: (site, key, by) =>
-      operation("remove", async () => {
-        const keys = siteKeys(prefix, site);
-        const reply = await writeWhenFree(REMOVE, keys, [key, by ?? ""]);
-        return reply.length > 1 ? decodeProduct(reply[1] as string) : undefined;
-      }),
+      operation(
+        "remove",
+        async () => {
+          const keys = siteKeys(prefix, site);
+          const reply = await writeWhenFree(REMOVE, keys, [key, by ?? ""]);
+          if (reply.length < 2) return undefined;
+          await replicated(keys);
+          return decodeProduct(reply[1] as string);
+        },
+        "unknown",
+      ),
 
-    ping: () =>
-      operation("ping", async () => {
-        await bounded(connection, client.ping());
-      }),
+    ping: () => operation("health check", () => probe(connection)),
 
     async close() {
       if (closed) return;
       closed = true;
       connection.detach();
+      client.off("ready", recheck);
       if (!connection.owned) return;
       try {
         await Promise.race([client.quit(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
@@ -150,4 +216,11 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       }
     },
   };
+}
+
+// The chunks of a batch again, the first two of which were already taken to count them.
+function* resume(first: IteratorResult<Chunk>, second: IteratorResult<Chunk>, rest: Iterator<Chunk>): Generator<Chunk> {
+  if (!first.done) yield first.value;
+  if (!second.done) yield second.value;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }

@@ -1,17 +1,28 @@
 import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
+import { type ImportKeys, type KeyName, LOCK_FIELD, MERGING_FIELD } from "./keys.ts";
 
-/** A Lua script and its SHA-1, run with EVALSHA and re-sent with EVAL when Redis lacks it. */
-export interface Script {
+/**
+ * A Lua script, the keys it declares (by name, in the order it receives them), and its SHA-1.
+ * Its Lua reads them by name from the table `K` (`K.products`), so the order lives here only.
+ */
+export interface Script<Name extends KeyName = KeyName> {
   readonly name: string;
+  readonly keys: readonly Name[];
   readonly lua: string;
   readonly sha: string;
+}
+
+// A Lua string literal holding `s`, control characters included.
+function lua(s: string): string {
+  return `'${s.replace(/[\u0000-\u001f'\\]/g, (c) => `\\${c.charCodeAt(0)}`)}'`;
 }
 
 // Helpers shared by the scripts. HMGET, HSET and HDEL take whole lists, a few thousand
 // arguments per call: Lua's unpack() stops at 8,000 values, and one call per field would cost
 // far more than the work it does.
 const PRELUDE = `
+local LOCK, MERGING = ${lua(LOCK_FIELD)}, ${lua(MERGING_FIELD)}
 local BULK = 4000
 
 local function hmget(key, fields)
@@ -132,218 +143,122 @@ local function write(productsKey, skusKey, skuOfKey, ids, skus, jsons, pick, fre
   if #gone > 0 then bulk('HDEL', skusKey, gone) end
   bulk('HSET', skusKey, bySku)
 end
+
+-- Milliseconds on Redis's clock, so that every process judges lock expiry the same way.
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The token of the import holding the site, or nil when the lock is free or expired.
+local function holder(productsKey)
+  local lock = redis.call('HGET', productsKey, LOCK)
+  if not lock then return nil end
+  local space = string.find(lock, ' ', 1, true)
+  if tonumber(string.sub(lock, space + 1)) <= now() then return nil end
+  return string.sub(lock, 1, space - 1)
+end
+
+-- Takes or renews the lock for ttl ms. An HSET: when Redis is out of memory, it stops the
+-- script here, before anything else is written.
+local function hold(productsKey, token, ttl)
+  redis.call('HSET', productsKey, LOCK, token .. ' ' .. (now() + tonumber(ttl)))
+end
+
+-- Whether one-call writes must wait: an import holds the site, or one is still merging.
+local function busy(productsKey)
+  return holder(productsKey) ~= nil or redis.call('HEXISTS', productsKey, MERGING) == 1
+end
+
+-- How many products the site holds (its products hash also holds the state fields).
+local function size(productsKey)
+  local n = redis.call('HLEN', productsKey)
+  local state = redis.call('HMGET', productsKey, LOCK, MERGING)
+  if state[1] then n = n - 1 end
+  if state[2] then n = n - 1 end
+  return n
+end
+
+-- State fields are never product ids (ids hold no control characters): a key that starts like
+-- one matches nothing.
+local function reserved(key)
+  return string.byte(key, 1) == 0
+end
 `;
 
-function script(name: string, body: string): Script {
-  const lua = `${PRELUDE}\n${body.trim()}\n`;
-  return { name, lua, sha: createHash("sha1").update(lua).digest("hex") };
+function script<Name extends KeyName>(name: string, keys: readonly Name[], body: string): Script<Name> {
+  const names = keys.map((key, i) => `${key} = KEYS[${i + 1}]`).join(", ");
+  const lua = `${PRELUDE}\nlocal K = { ${names} }\n${body.trim()}\n`;
+  return { name, keys, lua, sha: createHash("sha1").update(lua).digest("hex") };
 }
 
 /** Applies a batch that fits in one call: checks every sku, then writes, or writes nothing. */
 export const UPSERT = script(
   "upsert",
+  ["products", "skus", "skuOf"],
   `
 --[[ upsert: a whole batch in one atomic call.
-  KEYS[1] products  KEYS[2] skus  KEYS[3] sku-of  KEYS[4] lock  KEYS[5] merging products
   ARGV[1] "1" for a dry run, else "0"; ARGV[2..] the products (see products())
-  Returns {"busy"} while a chunked import holds the site; {"conflict", sku, id, heldBy, ...}
-  listing every conflict, with nothing written; else {"ok", created, unchanged}. ]]
-if redis.call('EXISTS', KEYS[4], KEYS[5]) > 0 then return {'busy'} end
+  Returns {"busy"} while an import holds the site or is merging; {"conflict", sku, id, heldBy,
+  ...} listing every conflict, with nothing written; else {"ok", created, unchanged}. ]]
+if busy(K.products) then return {'busy'} end
 local ids, skus, jsons, n = products(2)
-local found = conflicts(KEYS[2], ids, skus, n)
+local found = conflicts(K.skus, ids, skus, n)
 if #found > 0 then
   table.insert(found, 1, 'conflict')
   return found
 end
-local created, unchanged, changed = compare(KEYS[1], ids, jsons, n)
-if ARGV[1] ~= '1' and #changed > 0 then write(KEYS[1], KEYS[2], KEYS[3], ids, skus, jsons, changed) end
+local created, unchanged, changed = compare(K.products, ids, jsons, n)
+if ARGV[1] ~= '1' and #changed > 0 then write(K.products, K.skus, K.skuOf, ids, skus, jsons, changed) end
 return {'ok', created, unchanged}
 `,
 );
 
-/** Checks one chunk of a chunked import against the site and stages what it would change. */
-export const STAGE = script(
-  "stage",
-  `
---[[ stage: one chunk of a chunked import, under the site lock.
-  KEYS[1] lock  KEYS[2] products  KEYS[3] skus  KEYS[4] stage products  KEYS[5] stage skus
-  KEYS[6] stage sku-of
-  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms)  ARGV[4] "1" to stage,
-  "0" for a dry run; ARGV[5..] the chunk's products (see products())
-  Returns {"lost"} when the lock is not ours; else {"ok", created, unchanged, site size, sku, id,
-  heldBy, ...} where each triple is a sku held outside this chunk (the caller drops holders that
-  are in the batch). Stages only the products that would change; the site is never written. ]]
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lost'} end
-local ids, skus, jsons, n = products(5)
-local out = conflicts(KEYS[3], ids, skus, n)
-local created, unchanged, changed = compare(KEYS[2], ids, jsons, n)
-table.insert(out, 1, redis.call('HLEN', KEYS[2]))
-table.insert(out, 1, unchanged)
-table.insert(out, 1, created)
-table.insert(out, 1, 'ok')
-if ARGV[4] == '1' then
-  if #changed > 0 then write(KEYS[4], KEYS[5], KEYS[6], ids, skus, jsons, changed, true) end
-  -- Every chunk renews all staging keys, so they outlive the lock, which every chunk renews too.
-  for k = 4, 6 do redis.call('PEXPIRE', KEYS[k], ARGV[3]) end
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return out
-`,
-);
-
-/** Writes one chunk of the first import into an empty site to its staging, unchecked. */
-export const STAGE_FRESH = script(
-  "stage-fresh",
-  `
---[[ stage-fresh: one chunk of the first import into an empty site (no lock: the staging is
-  private, and commit-fresh publishes it only if the site is still empty).
-  KEYS[1] stage products  KEYS[2] stage skus  KEYS[3] stage sku-of
-  ARGV[1] stage ttl (ms); ARGV[2..] the chunk's products (see products())
-  Returns how many products it wrote. ]]
-local ids, skus, jsons, n = products(2)
-local all = {}
-for i = 1, n do all[i] = i end
-write(KEYS[1], KEYS[2], KEYS[3], ids, skus, jsons, all, true)
-for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ARGV[1]) end
-return n
-`,
-);
-
-/** Makes a staged import visible in one step, without copying it. */
-export const COMMIT = script(
-  "commit",
-  `
---[[ commit: publishes a staged import, under the site lock. O(1): three RENAMEs (and three
-  UNLINKs, which free the replaced hashes off the main thread).
-  KEYS[1] lock  KEYS[2..4] products, skus, sku-of  KEYS[5..7] the same, staged
-  KEYS[8..10] the same, merging
-  ARGV[1] lock token  ARGV[2] how many products were staged  ARGV[3] "" to add the staging to the
-  site, or the site's size when the staging holds the site's whole next state (it replaces it)
-  Returns "lost" (lock or staging gone: nothing published), "done" (published into an empty site,
-  or in place of the site, or nothing to publish), or "merge" (published as the merging hashes;
-  the caller folds them in). ]]
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'lost' end
-if redis.call('HLEN', KEYS[5]) ~= tonumber(ARGV[2]) then return 'lost' end
-if ARGV[2] == '0' then return 'done' end
-if redis.call('EXISTS', KEYS[8], KEYS[9], KEYS[10]) > 0 then return 'lost' end
-local target = 8
-if ARGV[3] and ARGV[3] ~= '' then
-  if redis.call('HLEN', KEYS[2]) ~= tonumber(ARGV[3]) then return 'lost' end
-  redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4])
-end
-if redis.call('EXISTS', KEYS[2], KEYS[3], KEYS[4]) == 0 then target = 2 end
-for k = 0, 2 do
-  redis.call('RENAME', KEYS[5 + k], KEYS[target + k])
-  redis.call('PERSIST', KEYS[target + k])
-end
-if target == 2 then return 'done' end
-return 'merge'
-`,
-);
-
-/** Publishes an import staged into an empty site, if the site is still empty. */
-export const COMMIT_FRESH = script(
-  "commit-fresh",
-  `
---[[ commit-fresh: RENAMEs staged hashes into a site that nobody has written, held or filled
-  since staging began (no lock taken: the emptiness check here is the guard). O(1).
-  KEYS[1] lock  KEYS[2..4] products, skus, sku-of  KEYS[5..7] the same, merging
-  KEYS[8..10] the same, staged
-  ARGV[1] how many products were staged
-  Returns "done", "taken" (the site is no longer empty: nothing published), or "lost" (the
-  staging expired: nothing published). ]]
-if redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]) > 0 then return 'taken' end
-if redis.call('HLEN', KEYS[8]) ~= tonumber(ARGV[1]) then return 'lost' end
-for k = 0, 2 do
-  redis.call('RENAME', KEYS[8 + k], KEYS[2 + k])
-  redis.call('PERSIST', KEYS[2 + k])
-end
-return 'done'
-`,
-);
-
-/** Copies into a staging the site's products that a batch replacing the whole site keeps as they are. */
-export const BACKFILL = script(
-  "backfill",
-  `
---[[ backfill: for a batch that names every product of the site, copies the products it leaves
-  unchanged into the staging, which then holds the site's whole next state. Under the site lock.
-  KEYS[1] lock  KEYS[2] products  KEYS[3] sku-of  KEYS[4..6] stage products, skus, sku-of
-  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms); then ids of the batch
-  (those already staged are skipped)
-  Returns -1 when the lock is not ours; else how many products it copied. ]]
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local asked = {}
-for i = 4, #ARGV do asked[#asked + 1] = ARGV[i] end
-local staged, ids = hmget(KEYS[6], asked), {}
-for i = 1, #asked do
-  if not staged[i] then ids[#ids + 1] = asked[i] end
-end
-local copied = 0
-if #ids > 0 then
-  local jsons, skus, pick = hmget(KEYS[2], ids), hmget(KEYS[3], ids), {}
-  for i = 1, #ids do
-    if jsons[i] and skus[i] then pick[#pick + 1] = i end
-  end
-  copied = #pick
-  if copied > 0 then write(KEYS[4], KEYS[5], KEYS[6], ids, skus, jsons, pick, true) end
-end
-for k = 4, 6 do redis.call('PEXPIRE', KEYS[k], ARGV[3]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return copied
-`,
-);
-
-/** Folds part of a committed import into the site; readers see the same catalog before and after. */
-export const MERGE = script(
-  "merge",
-  `
---[[ merge: moves products from the merging hashes into the site, under the site lock.
-  KEYS[1] lock  KEYS[2..4] products, skus, sku-of  KEYS[5..7] merging products, skus, sku-of
-  ARGV[1] lock token  ARGV[2] lock ttl (ms); then ids (those not merging are skipped)
-  Returns -1 when the lock is not ours; else how many products are still merging. ]]
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local asked = {}
-for i = 3, #ARGV do asked[#asked + 1] = ARGV[i] end
-local found, skuOf = hmget(KEYS[5], asked), hmget(KEYS[7], asked)
-local ids, skus, jsons, pick = {}, {}, {}, {}
-for i = 1, #asked do
-  if found[i] then
-    local n = #ids + 1
-    ids[n], skus[n], jsons[n], pick[n] = asked[i], skuOf[i], found[i], n
-  end
-end
-if #ids > 0 then
-  write(KEYS[2], KEYS[3], KEYS[4], ids, skus, jsons, pick)
-  bulk('HDEL', KEYS[5], ids)
-  bulk('HDEL', KEYS[7], ids)
-  bulk('HDEL', KEYS[6], skus)
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('HLEN', KEYS[5])
-`,
-);
-
-/** Reads one product by id and/or sku, through a committed import that is still merging. */
+/** Reads one product by id and/or sku, unless a committed import is still merging. */
 export const FIND = script(
   "find",
+  ["products", "skus"],
   `
 --[[ find: the product whose id is ARGV[1] (unless ARGV[2] is "sku"), else whose sku is ARGV[1]
   (unless ARGV[2] is "id").
-  KEYS[1] products  KEYS[2] skus  KEYS[3] merging products  KEYS[4] merging skus
-  Returns the product's JSON, or nil.
-  A committed import still merging lies on top of the site: its products win, and a site sku
-  whose holder is merging was freed by the import, unless the import gives it to someone. ]]
+  Returns the product's JSON, or nil; {"merging"} while a committed import is still merging
+  (then find-merging reads through it). Declares only keys that exist, so that it is served
+  while the site's slot migrates. ]]
+if redis.call('HEXISTS', K.products, MERGING) == 1 then return {'merging'} end
 local key, by = ARGV[1], ARGV[2]
+if reserved(key) then return false end
 if by ~= 'sku' then
-  local json = redis.call('HGET', KEYS[3], key) or redis.call('HGET', KEYS[1], key)
+  local json = redis.call('HGET', K.products, key)
   if json then return json end
 end
 if by ~= 'id' then
-  local id = redis.call('HGET', KEYS[4], key)
-  if id then return redis.call('HGET', KEYS[3], id) end
-  id = redis.call('HGET', KEYS[2], key)
-  if id and redis.call('HEXISTS', KEYS[3], id) == 0 then return redis.call('HGET', KEYS[1], id) end
+  local id = redis.call('HGET', K.skus, key)
+  if id then return redis.call('HGET', K.products, id) end
+end
+return false
+`,
+);
+
+/** FIND through a committed import that is still merging. */
+export const FIND_MERGING = script(
+  "find-merging",
+  ["products", "skus", "mergingProducts", "mergingSkus"],
+  `
+--[[ find-merging: as find, for a site with a committed import still merging, which lies on
+  top of the site: its products win, and a site sku whose holder is merging was freed by the
+  import, unless the import gives it to someone.
+  Returns the product's JSON, or nil. ]]
+local key, by = ARGV[1], ARGV[2]
+if reserved(key) then return false end
+if by ~= 'sku' then
+  local json = redis.call('HGET', K.mergingProducts, key) or redis.call('HGET', K.products, key)
+  if json then return json end
+end
+if by ~= 'id' then
+  local id = redis.call('HGET', K.mergingSkus, key)
+  if id then return redis.call('HGET', K.mergingProducts, id) end
+  id = redis.call('HGET', K.skus, key)
+  if id and redis.call('HEXISTS', K.mergingProducts, id) == 0 then return redis.call('HGET', K.products, id) end
 end
 return false
 `,
@@ -352,74 +267,232 @@ return false
 /** Removes what FIND would return and frees its sku, in one atomic call. */
 export const REMOVE = script(
   "remove",
+  ["products", "skus", "skuOf"],
   `
 --[[ remove: deletes the product whose id, else sku, is ARGV[1], and frees its sku.
-  KEYS[1] products  KEYS[2] skus  KEYS[3] sku-of  KEYS[4] lock  KEYS[5] merging products
   ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)
-  Returns {"busy"} while a chunked import holds the site; {"ok", json} with the removed product,
-  or {"ok"} when nothing matched. ]]
-if redis.call('EXISTS', KEYS[4], KEYS[5]) > 0 then return {'busy'} end
+  Returns {"busy"} while an import holds the site or is merging; {"ok", json} with the removed
+  product, or {"ok"} when nothing matched. ]]
+if busy(K.products) then return {'busy'} end
 local key, by = ARGV[1], ARGV[2]
+if reserved(key) then return {'ok'} end
 local id = false
-if by ~= 'sku' and redis.call('HEXISTS', KEYS[1], key) == 1 then
+if by ~= 'sku' and redis.call('HEXISTS', K.products, key) == 1 then
   id = key
 elseif by ~= 'id' then
-  id = redis.call('HGET', KEYS[2], key)
+  id = redis.call('HGET', K.skus, key)
 end
 if not id then return {'ok'} end
-local json = redis.call('HGET', KEYS[1], id)
+local json = redis.call('HGET', K.products, id)
 if not json then return {'ok'} end
-local sku = redis.call('HGET', KEYS[3], id)
-redis.call('HDEL', KEYS[1], id)
-redis.call('HDEL', KEYS[3], id)
-if sku and redis.call('HGET', KEYS[2], sku) == id then redis.call('HDEL', KEYS[2], sku) end
+local sku = redis.call('HGET', K.skuOf, id)
+redis.call('HDEL', K.products, id)
+redis.call('HDEL', K.skuOf, id)
+if sku and redis.call('HGET', K.skus, sku) == id then redis.call('HDEL', K.skus, sku) end
 return {'ok', json}
 `,
 );
 
-/** Takes the site lock for a chunked import, and says whether a committed import is still merging. */
+/** Takes the site lock for an import, and says whether a committed import is still merging. */
 export const ACQUIRE = script(
   "acquire",
+  ["products"],
   `
---[[ acquire: SET lock NX with a TTL.
-  KEYS[1] lock  KEYS[2] merging products (what the one-call writes test for "busy", too)
+--[[ acquire: takes the lock unless another token holds it and it has not expired. Taking it
+  again with the same token renews it.
   ARGV[1] token  ARGV[2] ttl (ms)
   Returns {1 if taken else 0, 1 if an import is merging else 0} ]]
-local taken = 0
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then taken = 1 end
-return {taken, redis.call('EXISTS', KEYS[2])}
+local h = holder(K.products)
+if h and h ~= ARGV[1] then return {0, 0} end
+hold(K.products, ARGV[1], ARGV[2])
+return {1, redis.call('HEXISTS', K.products, MERGING)}
 `,
 );
 
-/** Drops an import's staging hashes and gives back its lock (if still its own). */
+/** Gives the lock back if it is still the token's (expired or not). */
 export const RELEASE = script(
   "release",
+  ["products"],
   `
---[[ release: ends a chunked import.
-  KEYS[1] lock  KEYS[2..4] the import's staging hashes
-  ARGV[1] token
-  Returns 1 when the lock was ours, else 0. UNLINK frees large staging hashes off the main thread. ]]
-redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4])
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
+--[[ release: ARGV[1] token. Returns 1 when the lock was the token's, else 0. Running it twice
+  is harmless: the second run finds the lock gone or another's. ]]
+local lock = redis.call('HGET', K.products, LOCK)
+if lock and string.sub(lock, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
+  redis.call('HDEL', K.products, LOCK)
   return 1
 end
 return 0
 `,
 );
 
+/** Checks one chunk of an import against the site and stages what it would change. */
+export const STAGE = script(
+  "stage",
+  ["products", "skus", "stageProducts", "stageSkus", "stageSkuOf"],
+  `
+--[[ stage: one chunk of an import, under the site lock.
+  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms)  ARGV[4] "1" to stage,
+  "0" for a dry run; ARGV[5..] the chunk's products (see products())
+  Returns {"lost"} when the lock is not ours; else {"ok", created, unchanged, site size, sku, id,
+  heldBy, ...} where each triple is a sku held outside this chunk (the caller drops holders that
+  are in the batch). Stages only the products that would change; the site is never written. ]]
+if holder(K.products) ~= ARGV[1] then return {'lost'} end
+hold(K.products, ARGV[1], ARGV[2])
+local ids, skus, jsons, n = products(5)
+local out = conflicts(K.skus, ids, skus, n)
+local created, unchanged, changed = compare(K.products, ids, jsons, n)
+table.insert(out, 1, size(K.products))
+table.insert(out, 1, unchanged)
+table.insert(out, 1, created)
+table.insert(out, 1, 'ok')
+if ARGV[4] == '1' then
+  if #changed > 0 then write(K.stageProducts, K.stageSkus, K.stageSkuOf, ids, skus, jsons, changed, true) end
+  -- Every chunk renews all staging keys, so they outlive the lock, which every chunk renews too.
+  for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do redis.call('PEXPIRE', k, ARGV[3]) end
+end
+return out
+`,
+);
+
+/** Copies into a staging the site's products that a batch replacing the whole site keeps as they are. */
+export const BACKFILL = script(
+  "backfill",
+  ["products", "skuOf", "stageProducts", "stageSkus", "stageSkuOf"],
+  `
+--[[ backfill: for a batch that names every product of the site, copies the products it leaves
+  unchanged into the staging, which then holds the site's whole next state. Under the site lock.
+  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms); then ids of the batch
+  (those already staged are skipped)
+  Returns -1 when the lock is not ours; else how many products it copied. ]]
+if holder(K.products) ~= ARGV[1] then return -1 end
+hold(K.products, ARGV[1], ARGV[2])
+local asked = {}
+for i = 4, #ARGV do asked[#asked + 1] = ARGV[i] end
+local staged, ids = hmget(K.stageSkuOf, asked), {}
+for i = 1, #asked do
+  if not staged[i] then ids[#ids + 1] = asked[i] end
+end
+local copied = 0
+if #ids > 0 then
+  local jsons, skus, pick = hmget(K.products, ids), hmget(K.skuOf, ids), {}
+  for i = 1, #ids do
+    if jsons[i] and skus[i] then pick[#pick + 1] = i end
+  end
+  copied = #pick
+  if copied > 0 then write(K.stageProducts, K.stageSkus, K.stageSkuOf, ids, skus, jsons, pick, true) end
+end
+for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do redis.call('PEXPIRE', k, ARGV[3]) end
+return copied
+`,
+);
+
+/** Makes a staged import visible in one step, without copying it. */
+export const COMMIT = script(
+  "commit",
+  [
+    "products",
+    "skus",
+    "skuOf",
+    "stageProducts",
+    "stageSkus",
+    "stageSkuOf",
+    "mergingProducts",
+    "mergingSkus",
+    "mergingSkuOf",
+  ],
+  `
+--[[ commit: publishes a staged import, under the site lock. O(1): three RENAMEs (and UNLINKs,
+  which free replaced hashes off the main thread).
+  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] how many products were staged
+  ARGV[4] "" to add the staging to the site, or the site's size when the staging holds the
+  site's whole next state (it replaces the site)
+  Returns "lost" (the lock is not ours: nothing published), "evicted" (a staging hash lost
+  entries or vanished, as eviction does: nothing published), "done" (published into an empty
+  site, or in place of the site, or nothing to publish), or "merge" (published as the merging
+  hashes; the caller folds them in). ]]
+if holder(K.products) ~= ARGV[1] then return 'lost' end
+local n = tonumber(ARGV[3])
+if n == 0 then return 'done' end
+-- Each staged product has one entry in each staging hash (the skus of a batch are distinct).
+for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do
+  if redis.call('HLEN', k) ~= n then return 'evicted' end
+end
+if redis.call('HEXISTS', K.products, MERGING) == 1 then return 'lost' end
+local sites = size(K.products)
+if ARGV[4] ~= '' then
+  if sites ~= tonumber(ARGV[4]) then return 'lost' end
+  sites = 0
+end
+local into = {K.mergingProducts, K.mergingSkus, K.mergingSkuOf}
+if sites == 0 then
+  -- The site's hashes are replaced whole; the lock is set again on the new products hash.
+  redis.call('UNLINK', K.products, K.skus, K.skuOf)
+  into = {K.products, K.skus, K.skuOf}
+end
+local from = {K.stageProducts, K.stageSkus, K.stageSkuOf}
+for i = 1, 3 do
+  redis.call('RENAME', from[i], into[i])
+  redis.call('PERSIST', into[i])
+end
+hold(K.products, ARGV[1], ARGV[2])
+if sites == 0 then return 'done' end
+redis.call('HSET', K.products, MERGING, '1')
+return 'merge'
+`,
+);
+
+/** Folds part of a committed import into the site; readers see the same catalog before and after. */
+export const MERGE = script(
+  "merge",
+  ["products", "skus", "skuOf", "mergingProducts", "mergingSkus", "mergingSkuOf"],
+  `
+--[[ merge: moves products from the merging hashes into the site, under the site lock.
+  ARGV[1] lock token  ARGV[2] lock ttl (ms); then ids (those not merging are skipped)
+  Returns -1 when the lock is not ours; else how many products are still merging. When none
+  are, the site's merging mark is removed. ]]
+if holder(K.products) ~= ARGV[1] then return -1 end
+hold(K.products, ARGV[1], ARGV[2])
+local asked = {}
+for i = 3, #ARGV do asked[#asked + 1] = ARGV[i] end
+local ids, skus, jsons, pick = {}, {}, {}, {}
+if #asked > 0 then
+  local found, skuOf = hmget(K.mergingProducts, asked), hmget(K.mergingSkuOf, asked)
+  for i = 1, #asked do
+    if found[i] then
+      local n = #ids + 1
+      ids[n], skus[n], jsons[n], pick[n] = asked[i], skuOf[i], found[i], n
+    end
+  end
+end
+if #ids > 0 then
+  write(K.products, K.skus, K.skuOf, ids, skus, jsons, pick)
+  bulk('HDEL', K.mergingProducts, ids)
+  bulk('HDEL', K.mergingSkuOf, ids)
+  bulk('HDEL', K.mergingSkus, skus)
+end
+local left = redis.call('HLEN', K.mergingProducts)
+if left == 0 then
+  redis.call('UNLINK', K.mergingProducts, K.mergingSkus, K.mergingSkuOf)
+  redis.call('HDEL', K.products, MERGING)
+end
+return left
+`,
+);
+
 /**
- * Runs a script by SHA-1, sending its source once when the server answers NOSCRIPT (after a
- * restart, a failover or SCRIPT FLUSH). Arguments are one flat list, however long.
+ * Runs a script by SHA-1 on the keys it declares, sending its source once when the server
+ * answers NOSCRIPT (after a restart, a failover or SCRIPT FLUSH): Redis refuses before running
+ * anything, so the second send cannot run the script twice.
  */
-export async function runScript(
+export async function runScript<Name extends KeyName>(
   client: Redis | Cluster,
-  script: Script,
-  keys: readonly string[],
+  script: Script<Name>,
+  keys: Pick<ImportKeys, Name>,
   args: readonly (string | Buffer | number)[],
 ): Promise<unknown> {
-  // One flat argument list; its head is swapped from SHA-1 to source for the retry.
-  const argv: (string | Buffer | number)[] = [script.sha, keys.length, ...keys, ...args];
+  const argv: (string | Buffer | number)[] = [script.sha, script.keys.length];
+  for (const name of script.keys) argv.push(keys[name]);
+  for (const arg of args) argv.push(arg);
   try {
     return await client.call("EVALSHA", argv);
   } catch (error) {

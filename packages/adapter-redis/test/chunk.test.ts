@@ -4,7 +4,8 @@ import { fc, test } from "@fast-check/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type Chunk, chunksOf, MAX_CHUNK_CHARS } from "../src/chunk.ts";
-import { runScript, STAGE_FRESH } from "../src/scripts.ts";
+import { siteKeys } from "../src/keys.ts";
+import { runScript, UPSERT } from "../src/scripts.ts";
 import { product } from "./support/products.ts";
 import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { describeWithRedis } from "./support/with-redis.ts";
@@ -71,9 +72,10 @@ describeWithRedis("the chunk format in Lua", () => {
   test.prop([batchArb.filter((b) => b.length > 0), fc.integer({ min: 1, max: 50 })], { numRuns: 60 })(
     "Lua reads back every id, sku and JSON a client sent",
     async (batch: Product[], size) => {
-      const keys = ["chunk:products", "chunk:skus", "chunk:sku-of"];
+      const site = siteKeys("chunk:", { siteType: "t", siteId: "s" });
+      const keys = [site.products, site.skus, site.skuOf];
       await client.del(...keys);
-      for (const chunk of chunksOf(batch, size)) await runScript(client, STAGE_FRESH, keys, [60_000, ...chunk.args]);
+      for (const chunk of chunksOf(batch, size)) await runScript(client, UPSERT, site, ["0", ...chunk.args]);
       const [products, skus, skuOf] = await Promise.all(keys.map((k) => client.hgetall(k)));
       expect(products).toEqual(Object.fromEntries(batch.map((p) => [p.id, encodeProduct(p)])));
       expect(skus).toEqual(Object.fromEntries(batch.map((p) => [p.sku, p.id])));

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { checkKeyPrefix, escapeSitePart, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, escapeSitePart, importKeys, siteKeys } from "../src/keys.ts";
 
 /** The part of a key that Redis Cluster hashes: between the first `{` and the next `}`, if not empty. */
 function hashTag(key: string): string {
@@ -10,20 +10,7 @@ function hashTag(key: string): string {
 }
 
 function allKeys(prefix: string, site: { siteType: string; siteId: string }, token = "0123abcd"): string[] {
-  const keys = siteKeys(checkKeyPrefix(prefix), site);
-  const stage = keys.stage(token);
-  return [
-    keys.products,
-    keys.skus,
-    keys.skuOf,
-    keys.lock,
-    keys.merging.products,
-    keys.merging.skus,
-    keys.merging.skuOf,
-    stage.products,
-    stage.skus,
-    stage.skuOf,
-  ];
+  return Object.values(importKeys(siteKeys(checkKeyPrefix(prefix), site), token));
 }
 
 // Site names drawn to hit the characters that matter, plus anything else.
@@ -44,9 +31,8 @@ describe("key layout", () => {
     expect(keys.products).toBe("catalog:{shopify:shop-1}:products");
     expect(keys.skus).toBe("catalog:{shopify:shop-1}:skus");
     expect(keys.skuOf).toBe("catalog:{shopify:shop-1}:sku-of");
-    expect(keys.lock).toBe("catalog:{shopify:shop-1}:lock");
-    expect(keys.merging.products).toBe("catalog:{shopify:shop-1}:merging:products");
-    expect(keys.stage("ab12").skus).toBe("catalog:{shopify:shop-1}:stage:ab12:skus");
+    expect(keys.mergingProducts).toBe("catalog:{shopify:shop-1}:merging:products");
+    expect(importKeys(keys, "ab12").stageSkus).toBe("catalog:{shopify:shop-1}:stage:ab12:skus");
     expect(siteKeys(checkKeyPrefix(""), { siteType: "a", siteId: "b" }).products).toBe("{a:b}:products");
   });
 

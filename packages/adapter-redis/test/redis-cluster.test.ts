@@ -3,8 +3,8 @@ import { encodeProduct, isCatalogError } from "@catalog-kit/catalog-core";
 import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRedisStore } from "../src/index.ts";
-import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
+import { clusterClientOptions, createRedisStore } from "../src/index.ts";
+import { checkKeyPrefix, importKeys, siteKeys } from "../src/keys.ts";
 import { checkIndex } from "./support/check-index.ts";
 import { product } from "./support/products.ts";
 import { type RedisCluster, startRedisCluster } from "./support/redis-server.ts";
@@ -38,11 +38,9 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
       for (let i = 0; i < 12; i++) {
         const site = uniqueSite();
         await store.upsert(site, [product("a", "s")], { dryRun: false });
-        const keys = siteKeys(checkKeyPrefix("spread"), site);
+        const keys = importKeys(siteKeys(checkKeyPrefix("spread"), site), "ff");
         const slots = await Promise.all(
-          [keys.products, keys.skus, keys.skuOf, keys.lock, keys.merging.products, keys.stage("ff").skus].map(
-            (key) => admin.cluster("KEYSLOT", key) as Promise<number>,
-          ),
+          Object.values(keys).map((key) => admin.cluster("KEYSLOT", key) as Promise<number>),
         );
         expect(new Set(slots).size).toBe(1);
         owners.add(ownerOf(slots[0] as number));
@@ -52,8 +50,21 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
       await store.close();
     });
 
+    test("a given Cluster client whose settings could send a command twice is refused, naming the setting", () => {
+      const nodes = cluster.nodes.map((url) => ({ host: "127.0.0.1", port: Number(new URL(url).port) }));
+      const defaults = new Cluster(nodes, { lazyConnect: true });
+      expect(() => createRedisStore({ client: defaults })).toThrow(/enableOfflineQueue/);
+      const failover = new Cluster(nodes, { ...clusterClientOptions, retryDelayOnFailover: 100, lazyConnect: true });
+      expect(() => createRedisStore({ client: failover })).toThrow(/retryDelayOnFailover/);
+      defaults.disconnect();
+      failover.disconnect();
+    });
+
     test("a store on a given Cluster client imports in chunks and leaves the client open", async () => {
-      const client = new Cluster(cluster.nodes.map((url) => ({ host: "127.0.0.1", port: Number(new URL(url).port) })));
+      const client = new Cluster(
+        cluster.nodes.map((url) => ({ host: "127.0.0.1", port: Number(new URL(url).port) })),
+        clusterClientOptions,
+      );
       const store = createRedisStore({ client, keyPrefix: "given", chunkSize: 200 });
       const site = uniqueSite();
       await store.upsert(site, [product("seed", "sku-5")], { dryRun: false });

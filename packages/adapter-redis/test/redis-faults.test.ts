@@ -2,9 +2,9 @@ import { type CatalogStore, isCatalogError, type Product, type Site } from "@cat
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
-import { createRedisStore } from "../src/index.ts";
+import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
-import { checkIndex } from "./support/check-index.ts";
+import { checkIndex, productIds } from "./support/check-index.ts";
 import { product } from "./support/products.ts";
 import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { describeWithRedis } from "./support/with-redis.ts";
@@ -77,7 +77,7 @@ describeWithRedis("Redis store when Redis fails", () => {
 
     for (const p of seed) expect(await store.find(site, p.id)).toEqual(p);
     for (const i of [20, 1_000, 19_999]) expect(await store.find(site, `id-${i + 10}`)).toBeUndefined();
-    expect(await watcher.hlen(keys.products)).toBe(20);
+    expect(await productIds(watcher, keys)).toHaveLength(20);
     expect(await checkIndex(watcher, PREFIX, site)).toEqual([]);
 
     expect(await store.upsert(site, batch, write)).toEqual({
@@ -114,9 +114,9 @@ describeWithRedis("Redis store when Redis fails", () => {
     );
     // id-0 changes its sku, and "holder" gives sku-77 to id-77 by moving to a new one.
     const batch = [...batchOf(20_000), product("holder", "holder-sku")];
-    await crashDuring(site, batch, async () => (await watcher.exists(keys.merging.skuOf)) === 1);
+    await crashDuring(site, batch, async () => (await watcher.exists(keys.mergingSkuOf)) === 1);
 
-    expect(await watcher.exists(keys.merging.skuOf)).toBe(1);
+    expect(await watcher.exists(keys.mergingSkuOf)).toBe(1);
     for (const i of [0, 77, 5_000, 19_999]) {
       expect(await store.find(site, `id-${i}`)).toEqual(product(`id-${i}`, `sku-${i}`));
       expect(await store.find(site, `sku-${i}`, "sku")).toEqual(product(`id-${i}`, `sku-${i}`));
@@ -125,7 +125,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     expect(await store.find(site, "holder-sku", "sku")).toEqual(product("holder", "holder-sku"));
 
     expect(await store.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
-    expect(await watcher.exists(keys.merging.products, keys.merging.skus, keys.merging.skuOf)).toBe(0);
+    expect(await watcher.exists(keys.mergingProducts, keys.mergingSkus, keys.mergingSkuOf)).toBe(0);
     expect(await watcher.hlen(keys.products)).toBe(20_003);
     expect(await store.find(site, "b-sku", "sku")).toEqual(product("bystander", "b-sku"));
     expect(await checkIndex(watcher, PREFIX, site)).toEqual([]);
@@ -156,8 +156,8 @@ describeWithRedis("Redis store when Redis fails", () => {
     expect(await checkIndex(watcher, PREFIX, site)).toEqual([]);
   });
 
-  test("a given client with ioredis defaults fails fast while Redis is down and works again after", async () => {
-    const client = new Redis(server.url);
+  test("a given client with the store's client options fails fast while Redis is down and works again after", async () => {
+    const client = new Redis(server.url, redisClientOptions);
     client.on("error", () => {});
     const given = createRedisStore({ client, keyPrefix: PREFIX });
     const site = uniqueSite();

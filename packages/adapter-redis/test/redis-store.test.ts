@@ -5,9 +5,9 @@ import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { chunksOf } from "../src/chunk.ts";
-import { createRedisStore } from "../src/index.ts";
-import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
-import { ACQUIRE, COMMIT, runScript, STAGE } from "../src/scripts.ts";
+import { createRedisStore, redisClientOptions } from "../src/index.ts";
+import { checkKeyPrefix, importKeys, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys.ts";
+import { ACQUIRE, COMMIT, RELEASE, runScript, STAGE } from "../src/scripts.ts";
 import { checkIndex } from "./support/check-index.ts";
 import { product } from "./support/products.ts";
 import { freePort, type RedisServer, startRedisServer } from "./support/redis-server.ts";
@@ -82,8 +82,17 @@ describeWithRedis("Redis store on a standalone server", () => {
       expect(await admin.exists(keysOf(site, "one").products, keysOf(site, "two").products)).toBe(2);
     });
 
+    test("a given client whose settings could send a command twice is refused, naming the setting", () => {
+      const defaults = new Redis(server.url, { lazyConnect: true });
+      expect(() => createRedisStore({ client: defaults })).toThrow(/autoResendUnfulfilledCommands/);
+      const queued = new Redis(server.url, { ...redisClientOptions, enableOfflineQueue: true, lazyConnect: true });
+      expect(() => createRedisStore({ client: queued })).toThrow(/enableOfflineQueue/);
+      defaults.disconnect();
+      queued.disconnect();
+    });
+
     test("a store on a given client leaves the client open when it closes", async () => {
-      const client = new Redis(server.url);
+      const client = new Redis(server.url, redisClientOptions);
       const store = createRedisStore({ client, keyPrefix: "given" });
       const site = uniqueSite();
       await store.upsert(site, [product("a", "s")], write);
@@ -140,13 +149,13 @@ describeWithRedis("Redis store on a standalone server", () => {
       const store = open({ busyTimeoutMs: 150 });
       const site = uniqueSite();
       await store.upsert(site, [product("a", "s")], write);
-      await admin.set(keysOf(site).lock, "someone-else", "PX", 60_000);
+      await runScript(admin, ACQUIRE, keysOf(site), ["someone-else", 60_000]);
       for (const call of [store.upsert(site, [product("b", "t")], write), store.remove(site, "a")]) {
         expect(await rejection(call)).toMatchObject({ code: "STORAGE_UNAVAILABLE" });
       }
       expect(await store.find(site, "a")).toEqual(product("a", "s"));
       const waiting = store.upsert(site, [product("b", "t")], write);
-      await admin.del(keysOf(site).lock);
+      await runScript(admin, RELEASE, keysOf(site), ["someone-else"]);
       expect(await waiting).toMatchObject({ applied: true });
     });
 
@@ -154,7 +163,8 @@ describeWithRedis("Redis store on a standalone server", () => {
       const store = open({ busyTimeoutMs: 300 });
       const site = uniqueSite();
       // A merging hash that no merge can empty: only a torn state could look like this.
-      await admin.hset(keysOf(site).merging.products, "ghost", "not a product");
+      await admin.hset(keysOf(site).mergingProducts, "ghost", "not a product");
+      await admin.hset(keysOf(site).products, MERGING_FIELD, "1");
       const started = Date.now();
       const settled = await store.upsert(site, [product("a", "s")], write).then(
         () => "applied",
@@ -162,7 +172,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       );
       expect(["applied", "unavailable"]).toContain(settled);
       expect(Date.now() - started).toBeLessThan(5_000);
-      await admin.del(keysOf(site).merging.products);
+      await admin.del(keysOf(site).mergingProducts);
     });
 
     test("an import that stopped before its commit leaves nothing, and its lock expires", async () => {
@@ -172,15 +182,9 @@ describeWithRedis("Redis store on a standalone server", () => {
       await store.upsert(site, [product("old", "s1")], write);
       // Stage a batch by hand, as a writer would, then stop before COMMIT.
       const token = "abandoned0000000000000000";
-      const stage = keys.stage(token);
-      await runScript(admin, ACQUIRE, [keys.lock, keys.merging.products], [token, 300]);
+      await runScript(admin, ACQUIRE, keys, [token, 300]);
       const batch = [product("new", "s2"), product("old", "s3")];
-      await runScript(
-        admin,
-        STAGE,
-        [keys.lock, keys.products, keys.skus, stage.products, stage.skus, stage.skuOf],
-        [token, 300, 600, "1", ...chunkArgs(batch)],
-      );
+      await runScript(admin, STAGE, importKeys(keys, token), [token, 300, 600, "1", ...chunkArgs(batch)]);
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await store.find(site, "s1", "sku")).toEqual(product("old", "s1"));
       expect(await store.upsert(site, [product("x", "s9")], write)).toMatchObject({ applied: true });
@@ -194,33 +198,12 @@ describeWithRedis("Redis store on a standalone server", () => {
       const keys = keysOf(site);
       await store.upsert(site, [product("a", "s1"), product("b", "s2"), product("c", "s3")], write);
       const token = "committed000000000000000";
-      const stage = keys.stage(token);
+      const staged = importKeys(keys, token);
       // a and b swap skus, c takes a new one, d is new: committed, never merged, lock left to expire.
       const batch = [product("a", "s2"), product("b", "s1"), product("c", "s4"), product("d", "s3")];
-      await runScript(admin, ACQUIRE, [keys.lock, keys.merging.products], [token, 300]);
-      await runScript(
-        admin,
-        STAGE,
-        [keys.lock, keys.products, keys.skus, stage.products, stage.skus, stage.skuOf],
-        [token, 300, 600, "1", ...chunkArgs(batch)],
-      );
-      const outcome = await runScript(
-        admin,
-        COMMIT,
-        [
-          keys.lock,
-          keys.products,
-          keys.skus,
-          keys.skuOf,
-          stage.products,
-          stage.skus,
-          stage.skuOf,
-          keys.merging.products,
-          keys.merging.skus,
-          keys.merging.skuOf,
-        ],
-        [token, 4, ""],
-      );
+      await runScript(admin, ACQUIRE, keys, [token, 300]);
+      await runScript(admin, STAGE, staged, [token, 300, 600, "1", ...chunkArgs(batch)]);
+      const outcome = await runScript(admin, COMMIT, staged, [token, 300, 4, ""]);
       expect(outcome).toBe("merge");
       const expectAll = async () => {
         for (const p of batch) {
@@ -229,9 +212,10 @@ describeWithRedis("Redis store on a standalone server", () => {
         }
       };
       await expectAll();
-      expect(await admin.exists(keys.merging.products)).toBe(1);
+      expect(await admin.exists(keys.mergingProducts)).toBe(1);
       expect(await store.remove(site, "d")).toEqual(product("d", "s3"));
-      expect(await admin.exists(keys.merging.products, keys.lock)).toBe(0);
+      expect(await admin.exists(keys.mergingProducts)).toBe(0);
+      expect(await admin.hmget(keys.products, LOCK_FIELD, MERGING_FIELD)).toEqual([null, null]);
       expect(await checkIndex(admin, "specific", site)).toEqual([]);
       expect(await store.find(site, "s3", "sku")).toBeUndefined();
     });

@@ -1,6 +1,6 @@
 import { decodeProduct, type Site } from "@catalog-kit/catalog-core";
 import type { Cluster, Redis } from "ioredis";
-import { checkKeyPrefix, siteKeys } from "../../src/keys.ts";
+import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, type SiteKeys, siteKeys } from "../../src/keys.ts";
 
 /**
  * Walks every product and every index entry of a site and lists what disagrees: each sku entry
@@ -13,10 +13,13 @@ export async function checkIndex(client: Redis | Cluster, keyPrefix: string, sit
     client.hgetall(keys.products),
     client.hgetall(keys.skus),
     client.hgetall(keys.skuOf),
-    client.exists(keys.merging.products, keys.merging.skus, keys.merging.skuOf),
+    client.exists(keys.mergingProducts, keys.mergingSkus, keys.mergingSkuOf),
   ]);
   const problems: string[] = [];
-  if (merging > 0) problems.push("a merge is unfinished");
+  if (merging > 0 || products[MERGING_FIELD] !== undefined) problems.push("a merge is unfinished");
+  // The lock is the site's state, not a product (an expired one may stay until the next import).
+  delete products[LOCK_FIELD];
+  delete products[MERGING_FIELD];
   for (const [id, json] of Object.entries(products)) {
     const product = decodeProduct(json);
     if (product.id !== id) problems.push(`product ${id} holds id ${product.id}`);
@@ -32,4 +35,9 @@ export async function checkIndex(client: Redis | Cluster, keyPrefix: string, sit
   for (const id of Object.keys(skuOf))
     if (products[id] === undefined) problems.push(`sku-of has missing product ${id}`);
   return problems;
+}
+
+/** The ids of the products a site holds (its products hash also holds the site's state fields). */
+export async function productIds(client: Redis | Cluster, keys: SiteKeys): Promise<string[]> {
+  return (await client.hkeys(keys.products)).filter((field) => field !== LOCK_FIELD && field !== MERGING_FIELD);
 }

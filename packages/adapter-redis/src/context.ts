@@ -1,0 +1,22 @@
+import type { ImportKeys, KeyName } from "./keys.ts";
+import type { Script } from "./scripts.ts";
+
+/** What the store's parts share: how to reach Redis, and the tuning. */
+export interface StoreContext {
+  /** Runs a script on the keys it declares; waits (bounded) while the keys' slot migrates. */
+  run<Name extends KeyName>(
+    script: Script<Name>,
+    keys: Pick<ImportKeys, Name>,
+    args: readonly (string | Buffer | number)[],
+  ): Promise<unknown>;
+  /** One HSCAN step: the next cursor and the fields it found. */
+  scanFields(key: string, cursor: string, count: number): Promise<[cursor: string, fields: string[]]>;
+  /** Deletes keys, one command each (so a migrating slot never refuses them as a group). */
+  drop(keys: readonly string[]): Promise<void>;
+  /** Most products per script call. */
+  readonly chunkSize: number;
+  /** Calls in flight at once during a chunked import. */
+  readonly window: number;
+  readonly lockTtlMs: number;
+  readonly busyTimeoutMs: number;
+}

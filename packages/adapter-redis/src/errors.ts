@@ -1,0 +1,50 @@
+import { CatalogError, isCatalogError } from "@catalog-kit/catalog-core";
+
+/** What a failed write is known to have done: nothing, or possibly everything (a lost reply). */
+export type Outcome = "nothing written" | "unknown";
+
+// Reasons named without hosts, ports or slots: a problem's detail reaches clients, while the
+// original error (kept as `cause`) is for the operator's log.
+const REASONS: readonly [RegExp, string][] = [
+  [/timed? ?out/i, "Redis did not answer in time"],
+  [/OOM/, "Redis is out of memory (maxmemory)"],
+  [/TRYAGAIN|MOVED|ASK|CLUSTERDOWN|redirections|slot/i, "the Redis Cluster does not serve this site right now"],
+  [/READONLY|LOADING|MASTERDOWN/, "Redis is failing over or starting"],
+  [
+    /closed|ECONN|EPIPE|ENOTFOUND|EHOSTUNREACH|writeable|isn't ready|not connected|Cluster is ended/i,
+    "Redis is not reachable",
+  ],
+];
+
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  for (const [pattern, text] of REASONS) if (pattern.test(message)) return text;
+  return "Redis failed";
+}
+
+/**
+ * `STORAGE_UNAVAILABLE` for any failure but a `CatalogError`, with the original as `cause`. A
+ * write whose reply was lost may have been applied: its message says so, and never claims that
+ * nothing was written unless that is known.
+ */
+export function unavailable(error: unknown, what: string, outcome?: Outcome): CatalogError {
+  if (isCatalogError(error)) return error;
+  const known =
+    outcome === "unknown"
+      ? "; it may or may not have been applied, and retrying it is safe"
+      : outcome === "nothing written"
+        ? "; nothing was written"
+        : "";
+  return new CatalogError("STORAGE_UNAVAILABLE", `Redis ${what} failed: ${reason(error)}${known}`, { cause: error });
+}
+
+/**
+ * Whether Redis refused a command before running it because its slot is moving, so that it is
+ * safe to send again. ioredis gives up on redirections after a few tries, naming the last
+ * error; only when that one is a redirection too did Redis never run the command.
+ */
+export function slotMoving(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const last = error.message.replace(/^Too many Cluster redirections\. Last error: /, "");
+  return /^(ReplyError: )?(TRYAGAIN|MOVED|ASK) /.test(last);
+}

@@ -1,0 +1,109 @@
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { CatalogError } from "@catalog-kit/catalog-core";
+import type { StoreContext } from "./context.ts";
+import type { SiteKeys } from "./keys.ts";
+import { mergeAll } from "./merge.ts";
+import { ACQUIRE, RELEASE } from "./scripts.ts";
+
+/**
+ * The site lock. An import holds it from its first chunk to the end of its merge, so one-call
+ * writes and other imports of the site wait meanwhile, and two imports are never judged
+ * against the same state; readers never wait. The lock is a field of the site's products hash
+ * (see `keys.ts`) holding the holder's token and its expiry on Redis's clock; each call of the
+ * holder checks and renews it, so a holder that stopped loses it after `lockTtlMs`.
+ */
+
+/** A token naming one holder of a site lock. */
+export function newToken(): string {
+  return randomBytes(12).toString("hex");
+}
+
+function busy(ms: number): CatalogError {
+  return new CatalogError("STORAGE_UNAVAILABLE", `The site stayed busy with another import for ${ms} ms`);
+}
+
+/**
+ * Takes the lock; when it was free and a committed import is still merging (its writer stopped
+ * half-way), finishes that merge first. Returns false when another import holds the site.
+ */
+async function tryAcquire(ctx: StoreContext, keys: SiteKeys, token: string): Promise<boolean> {
+  const [taken, merging] = (await ctx.run(ACQUIRE, keys, [token, ctx.lockTtlMs])) as [number, number];
+  if (taken === 0) return false;
+  if (merging === 1) await mergeAll(ctx, keys, token);
+  return true;
+}
+
+/** Waits for the site lock (polling, up to `busyTimeoutMs`) and takes it. */
+async function acquire(ctx: StoreContext, keys: SiteKeys, token: string): Promise<void> {
+  const deadline = Date.now() + ctx.busyTimeoutMs;
+  for (let pause = 2; !(await tryAcquire(ctx, keys, token)); pause = Math.min(pause * 2, 50)) {
+    if (Date.now() >= deadline) throw busy(ctx.busyTimeoutMs);
+    await sleep(pause);
+  }
+}
+
+/**
+ * Gives the lock back if it is still `token`'s. Releasing is idempotent, so when Redis cannot
+ * be reached now (the connection that lost a reply is still coming back), it is tried again in
+ * the background until it succeeds or the lock would have expired anyway.
+ */
+async function release(ctx: StoreContext, keys: SiteKeys, token: string): Promise<void> {
+  const deadline = Date.now() + ctx.lockTtlMs;
+  try {
+    await ctx.run(RELEASE, keys, [token]);
+  } catch {
+    void (async () => {
+      for (let pause = 50; Date.now() < deadline; pause = Math.min(pause * 2, 1_000)) {
+        await sleep(pause, undefined, { ref: false });
+        try {
+          await ctx.run(RELEASE, keys, [token]);
+          return;
+        } catch {
+          // Still unreachable: the next pass tries again.
+        }
+      }
+    })();
+  }
+}
+
+/**
+ * Runs `body` holding the site lock. The lock is released on every path, a failed or lost
+ * acquisition included: a reply that never came may have taken it.
+ */
+export async function withLock<T>(ctx: StoreContext, keys: SiteKeys, body: (token: string) => Promise<T>): Promise<T> {
+  const token = newToken();
+  try {
+    await acquire(ctx, keys, token);
+    return await body(token);
+  } finally {
+    await release(ctx, keys, token);
+  }
+}
+
+/**
+ * Runs a one-call write until it no longer answers busy (an import holds the site). If the
+ * lock turns out free while a committed import is still merging, this caller finishes the
+ * merge. Never waits past `busyTimeoutMs`.
+ */
+export async function whenFree<T>(
+  ctx: StoreContext,
+  keys: SiteKeys,
+  attempt: () => Promise<T>,
+  isBusy: (reply: T) => boolean,
+): Promise<T> {
+  const deadline = Date.now() + ctx.busyTimeoutMs;
+  for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+    const reply = await attempt();
+    if (!isBusy(reply)) return reply;
+    const token = newToken();
+    let merged = false;
+    try {
+      merged = await tryAcquire(ctx, keys, token);
+    } finally {
+      await release(ctx, keys, token);
+    }
+    if (Date.now() >= deadline) throw busy(ctx.busyTimeoutMs);
+    if (!merged) await sleep(pause);
+  }
+}
