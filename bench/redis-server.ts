@@ -27,13 +27,13 @@ async function freePort(): Promise<number> {
   }
 }
 
-/** Starts redis-server on a free 127.0.0.1 port and waits until it answers. */
-export async function startBenchRedis(): Promise<BenchRedis> {
+/** Starts redis-server on a free 127.0.0.1 port and waits until it answers; `args` are extra server options. */
+export async function startBenchRedis(args: readonly string[] = []): Promise<BenchRedis> {
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), "catalog-bench-redis-"));
   const child: ChildProcess = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...args],
     { stdio: "ignore" },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -1,7 +1,9 @@
 // Bulk imports into Redis through the adapter, beside a naive loop (one awaited command per
-// product) and redis-benchmark on the same private server; and the longest script call Redis
-// recorded (SLOWLOG), the time one import blocks every other client of that Redis.
+// product) and redis-benchmark on the same private server; full syncs, dry runs and merges into
+// a larger site; the longest script call Redis recorded (SLOWLOG), the time one import blocks
+// every other client of that Redis; and the cost of waiting for a replica after each write.
 import { execFile } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { type Catalog, createCatalog, type Product, type Site } from "@catalog-kit/catalog-core";
@@ -25,7 +27,7 @@ const site: Site = { siteType: "bench", siteId: "shop-1" };
 const redis = await startBenchRedis();
 const admin = new Redis({ port: redis.port, host: "127.0.0.1" });
 const client = new Redis({ port: redis.port, host: "127.0.0.1" });
-const store = createRedisStore({ client, keyPrefix: "bench" });
+const store = createRedisStore({ url: redis.url, keyPrefix: "bench" });
 const catalog: Catalog = createCatalog({ store, sites: [site] });
 
 const body = toBulkBody(generateProducts(size));
@@ -184,6 +186,145 @@ for (const [what, text, flush] of [
     note: `longest command of any kind: ${any.command} ${any.ms.toFixed(1)} ms; worst of 3 imports`,
   });
 }
+
+// Full syncs, dry runs and merges, each timed in the rounds of a naive loop over the same
+// number of products, so that both meet the same load on the machine.
+const naiveOf = async (products: readonly Product[]) => {
+  await admin.del("naive:products");
+  const slice = products.slice(0, naiveSize);
+  return slice.length / (await seconds(async () => naiveLoop(JSON.stringify({ products: slice }))));
+};
+const changed = (JSON.parse(updateBody).products as Product[]).map((p) => ({ ...p, title: `${p.title} (v2)` }));
+const syncCases: readonly [string, (s: Site) => Promise<unknown>, (s: Site) => Promise<unknown>][] = [
+  [
+    "full sync, every product changed (the staging replaces the site)",
+    (s) => catalog.importProducts(s, parsed),
+    (s) => catalog.importProducts(s, changed),
+  ],
+  [
+    "full sync, every product unchanged",
+    (s) => catalog.importProducts(s, parsed),
+    (s) => catalog.importProducts(s, parsed),
+  ],
+  [
+    "dry run, every product changed",
+    (s) => catalog.importProducts(s, parsed),
+    (s) => catalog.importProducts(s, changed, { dryRun: true }),
+  ],
+  [
+    "every product changed in a site holding 1,000 more (staged, then merged)",
+    async (s) => {
+      await catalog.importProducts(
+        s,
+        generateProducts(1_000, 13).map((p) => ({ ...p, id: `other-${p.id}`, sku: `other-${p.sku}` })),
+      );
+      await catalog.importProducts(s, parsed);
+    },
+    (s) => catalog.importProducts(s, changed),
+  ],
+];
+for (const [what, prepare, timed] of syncCases) {
+  const rates: number[] = [];
+  const naive: number[] = [];
+  for (let round = 0; round < rounds.warmup + rounds.iterations; round++) {
+    progress(`Redis ${what}: round ${round + 1}`);
+    await admin.flushall();
+    await prepare(site);
+    const rate = size / (await seconds(() => timed(site)));
+    const baseline = await naiveOf(parsed);
+    if (round < rounds.warmup) continue;
+    rates.push(rate);
+    naive.push(baseline);
+  }
+  emit({
+    scenario: `bulk import into Redis, ${label}, ${what} (products already parsed)`,
+    figure: median(rates),
+    unit: "products/s",
+    baseline: {
+      name: `naive loop, one awaited HSET per product (${naiveSize.toLocaleString("en-US")})`,
+      figure: median(naive),
+      unit: "products/s",
+    },
+    ratio: paired(rates, naive),
+  });
+}
+
+// How long one request of each size blocks Redis, in a site of `size` products.
+await admin.flushall();
+await catalog.importProducts(site, parsed);
+const perSize: string[] = [];
+let longest = 0;
+for (const count of quick ? [1, 10, 100, 1_000] : [1, 10, 100, 1_000, 2_000, 5_000, 10_000]) {
+  const batch = generateProducts(count, 17).map((p, i) =>
+    i % 2 === 0 ? { ...(parsed[i] as Product), title: `${p.title} (v3)` } : p,
+  );
+  await admin.call("SLOWLOG", "RESET");
+  await catalog.importProducts(site, batch);
+  const log = await slowlog();
+  longest = Math.max(longest, log.script);
+  perSize.push(`${count.toLocaleString("en-US")}: ${log.script.toFixed(1)} ms`);
+}
+emit({
+  scenario: `longest single Redis script call, requests of 1 to ${quick ? "1,000" : "10,000"} products (half new) into a site of ${label}`,
+  figure: longest,
+  unit: "ms",
+  ...(judged ? { target: { label: "<= 100 ms", max: 100 } } : {}),
+  note: perSize.join(", "),
+});
+await admin.config("SET", "slowlog-log-slower-than", "10000");
+
+// The cost of `waitForReplicas`: the same writes against a primary with one replica, with and
+// without waiting for it, in alternating rounds.
+const replica = await startBenchRedis(["--replicaof", "127.0.0.1", String(redis.port)]);
+const replicaAdmin = new Redis({ port: replica.port, host: "127.0.0.1" });
+while (!String(await replicaAdmin.info("replication")).includes("master_link_status:up")) await sleep(50);
+const waiting = createCatalog({
+  store: createRedisStore({
+    url: redis.url,
+    keyPrefix: "bench-wait",
+    waitForReplicas: { replicas: 1, timeoutMs: 1_000 },
+  }),
+  sites: [site],
+});
+const plain = createCatalog({ store: createRedisStore({ url: redis.url, keyPrefix: "bench-wait" }), sites: [site] });
+const singles = parsed.slice(0, quick ? 200 : 2_000);
+const singleRates: Record<"wait" | "plain", number[]> = { wait: [], plain: [] };
+const bulkRates: Record<"wait" | "plain", number[]> = { wait: [], plain: [] };
+for (let round = 0; round < rounds.warmup + rounds.iterations; round++) {
+  progress(`Redis waitForReplicas: round ${round + 1}`);
+  for (const [name, target] of [
+    ["wait", waiting],
+    ["plain", plain],
+  ] as const) {
+    await admin.flushall();
+    const single =
+      singles.length /
+      (await seconds(async () => {
+        for (const product of singles) await target.importProducts(site, [product]);
+      }));
+    await admin.flushall();
+    const bulk = size / (await seconds(() => target.importProducts(site, parsed)));
+    if (round < rounds.warmup) continue;
+    singleRates[name].push(single);
+    bulkRates[name].push(bulk);
+  }
+}
+for (const [what, rates] of [
+  [`single-product imports one after another (${singles.length.toLocaleString("en-US")})`, singleRates],
+  [`bulk import of ${label}`, bulkRates],
+] as const) {
+  emit({
+    scenario: `Redis with one replica, ${what}, waitForReplicas: 1`,
+    figure: median(rates.wait),
+    unit: "products/s",
+    baseline: { name: "the same without waitForReplicas", figure: median(rates.plain), unit: "products/s" },
+    ratio: paired(rates.wait, rates.plain),
+  });
+}
+await waiting.close();
+await plain.close();
+replicaAdmin.disconnect();
+await replica.stop();
 
 await catalog.close();
 client.disconnect();
