@@ -40,7 +40,9 @@ describeWithRedis("a reply lost after Redis ran the command (3-master cluster be
   // Every node announces its proxy's port, so clients that follow CLUSTER SLOTS and MOVED go
   // through the proxies; this maps those addresses back to the nodes for the clients that must not.
   const bypass = () =>
-    Object.fromEntries(proxies.map((p, i) => [`127.0.0.1:${p.port}`, { host: "127.0.0.1", port: realPorts[i] }]));
+    Object.fromEntries(
+      proxies.map((p, i) => [`127.0.0.1:${p.port}`, { host: "127.0.0.1", port: realPorts[i] as number }]),
+    );
   const proxyNodes = () => proxies.map((p) => ({ host: "127.0.0.1", port: p.port }));
 
   beforeAll(async () => {
@@ -80,8 +82,8 @@ describeWithRedis("a reply lost after Redis ran the command (3-master cluster be
   /** The proxy in front of the master that holds `site`. */
   async function proxyOf(site: Site): Promise<FaultProxy> {
     const slot = (await admin.cluster("KEYSLOT", siteKeys(checkKeyPrefix(PREFIX), site).products)) as number;
-    const ranges = (await admin.cluster("SLOTS")) as [number, number, [string, number]][];
-    const port = ranges.find(([from, to]) => from <= slot && slot <= to)?.[2][1];
+    const ranges = await admin.cluster("SLOTS");
+    const port = ranges.find(([from, to]) => from <= slot && slot <= to)?.[2]?.[1];
     const proxy = proxies.find((p) => p.port === port);
     if (proxy === undefined) throw new Error(`no proxy announces slot ${slot}`);
     return proxy;
