@@ -28,6 +28,8 @@ export interface DropOptions {
    * reply is lost; a command it declines passes normally and the drop stays armed.
    */
   readonly when?: (argv: Argv) => Promise<boolean> | boolean;
+  /** How long the drop stays armed; then it is disarmed and the promise rejects. Default 10 s. */
+  readonly timeoutMs?: number;
 }
 
 export interface FaultProxy {
@@ -237,8 +239,23 @@ export async function startFaultProxy(targetPort: number, listenPort = 0): Promi
     port,
     url: `redis://127.0.0.1:${port}`,
     dropReplyAfter: (match, options = {}) =>
-      new Promise<Argv>((done) => {
-        drops.push({ match, options, done });
+      new Promise<Argv>((resolve, reject) => {
+        const timeoutMs = options.timeoutMs ?? 10_000;
+        // A test whose fault never happened must fail as such, not hang or pass by accident.
+        const timer = setTimeout(() => {
+          const at = drops.indexOf(drop);
+          if (at >= 0) drops.splice(at, 1);
+          reject(new Error(`no matching command was forwarded within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const drop: ArmedDrop = {
+          match,
+          options,
+          done: (argv) => {
+            clearTimeout(timer);
+            resolve(argv);
+          },
+        };
+        drops.push(drop);
       }),
     before(match, run) {
       const hook = { match, run };
