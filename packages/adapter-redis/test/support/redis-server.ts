@@ -137,12 +137,24 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
+/** Options of `startRedisCluster`. */
+export interface RedisClusterOptions {
+  /** The port of each master (free ones when not given). */
+  readonly ports?: readonly number[];
+  /**
+   * The client port each master announces to clients (`--cluster-announce-port`), such as that
+   * of a proxy in front of it; the bus keeps the real port + 10000.
+   */
+  readonly announcePorts?: readonly number[];
+}
+
 /** Starts `masters` cluster-enabled servers, joins them with `redis-cli --cluster create`, and waits for `cluster_state:ok`. */
-export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
+export async function startRedisCluster(masters = 3, options: RedisClusterOptions = {}): Promise<RedisCluster> {
   const servers: RedisServer[] = [];
   try {
     for (let i = 0; i < masters; i++) {
-      const port = await freePort();
+      const port = options.ports?.[i] ?? (await freePort());
+      const announce = options.announcePorts?.[i];
       const args = [
         "--cluster-enabled",
         "yes",
@@ -150,6 +162,9 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
         `nodes-${port}.conf`,
         "--cluster-node-timeout",
         "2000",
+        ...(announce === undefined
+          ? []
+          : ["--cluster-announce-port", String(announce), "--cluster-announce-bus-port", String(port + 10_000)]),
       ];
       servers.push(await startRedisServer({ port, args }));
     }

@@ -1,0 +1,182 @@
+import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
+import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createRedisStore } from "../src/index.ts";
+import { checkIndex } from "./support/check-index.ts";
+import { type Argv, type FaultProxy, isScriptCall, mentions, startFaultProxy } from "./support/fault-proxy.ts";
+import { product } from "./support/products.ts";
+import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
+import { settle, until } from "./support/wait.ts";
+import { describeWithRedis } from "./support/with-redis.ts";
+
+// A reply lost on the way back (a connection reset after Redis ran the command) is the one
+// failure after which the client cannot know whether its write happened. The store must say
+// "unavailable" (never a made-up answer), must never run the write a second time, and must not
+// leave the site unusable for the lock's lifetime.
+
+const PREFIX = "lost";
+const write = { dryRun: false } as const;
+
+const batchOf = (count: number): Product[] =>
+  Array.from({ length: count }, (_, i) => product(`id-${i}`, `sku-${i}`, { title: `batch ${i}` }));
+
+const scriptOf =
+  (site: Site) =>
+  (argv: Argv): boolean =>
+    isScriptCall(argv) && mentions(site.siteId)(argv);
+
+const isUnavailable = (error: unknown) => isCatalogError(error, "STORAGE_UNAVAILABLE");
+
+describeWithRedis("a reply lost after Redis ran the command (standalone)", () => {
+  let server: RedisServer;
+  let proxy: FaultProxy;
+  let admin: Redis;
+  /** Talks to Redis directly: the other writers of the site, and the one that checks. */
+  let direct: CatalogStore;
+  /** Fails fast on a busy site, so that a site left locked shows as a failure, not a wait. */
+  let impatient: CatalogStore;
+  const stores: CatalogStore[] = [];
+
+  const throughProxy = (options: { chunkSize?: number } = {}) => {
+    const store = createRedisStore({ url: proxy.url, keyPrefix: PREFIX, ...options });
+    stores.push(store);
+    return store;
+  };
+  const reconnected = (store: CatalogStore) =>
+    until("the store to reconnect", async () => ((await store.ping().then(() => true)) ? true : undefined));
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    proxy = await startFaultProxy(server.port);
+    admin = new Redis(server.url);
+    direct = createRedisStore({ url: server.url, keyPrefix: PREFIX, chunkSize: 10 });
+    impatient = createRedisStore({ url: server.url, keyPrefix: PREFIX, busyTimeoutMs: 2_000 });
+    // Loads every script into Redis, so that no armed drop lands on an EVALSHA that Redis
+    // answers with NOSCRIPT without running it.
+    const warm = uniqueSite();
+    await direct.upsert(warm, batchOf(30), write);
+    await direct.upsert(warm, [...batchOf(60), product("x", "y")], write);
+    await direct.upsert(warm, [product("z", "w")], write);
+    await direct.find(warm, "id-1");
+    await direct.remove(warm, "id-1");
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await direct?.close();
+    await impatient?.close();
+    admin?.disconnect();
+    await proxy?.close();
+    await server?.stop();
+  });
+
+  test("remove: rejects STORAGE_UNAVAILABLE, ran exactly once, and a newer acknowledged upsert survives", async () => {
+    const store = throughProxy();
+    const site = uniqueSite();
+    await direct.upsert(site, [product("a", "sku-a")], write);
+    await reconnected(store);
+    const dropped = proxy.dropReplyAfter(scriptOf(site));
+    const outcome = await settle(store.remove(site, "a"));
+    await dropped;
+    expect(outcome.ok ? { resolved: outcome.value } : isUnavailable(outcome.error)).toBe(true);
+    expect(await direct.find(site, "a")).toBeUndefined();
+
+    // The newer write is acknowledged while the first store is still reconnecting.
+    proxy.pause();
+    const v2 = product("a", "sku-a", { title: "v2" });
+    await direct.upsert(site, [v2], write);
+    proxy.resume();
+    await reconnected(store);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await direct.find(site, "a")).toEqual(v2);
+    expect(proxy.count(scriptOf(site))).toBe(1);
+  });
+
+  test("one-call upsert: rejects STORAGE_UNAVAILABLE, ran once, and a retry finds it unchanged", async () => {
+    const store = throughProxy();
+    const site = uniqueSite();
+    const p = product("new", "sku-new", { price: 5 });
+    await reconnected(store);
+    const dropped = proxy.dropReplyAfter(scriptOf(site));
+    const outcome = await settle(store.upsert(site, [p], write));
+    await dropped;
+    expect(outcome.ok ? { resolved: outcome.value } : isUnavailable(outcome.error)).toBe(true);
+    expect(proxy.count(scriptOf(site))).toBe(1);
+    expect(await direct.find(site, "new")).toEqual(p);
+
+    await reconnected(store);
+    expect(await store.upsert(site, [p], write)).toEqual({
+      applied: true,
+      counts: { created: 0, updated: 0, unchanged: 1 },
+    });
+    expect(await direct.find(site, "sku-new", "sku")).toEqual(p);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+  });
+
+  test("chunked import whose lock acquisition reply is lost: the site is writable again at once", async () => {
+    const store = throughProxy({ chunkSize: 10 });
+    const site = uniqueSite();
+    // A site with products, so the import takes the site lock (an empty site is staged without it).
+    await direct.upsert(site, [product("seed", "seed-sku")], write);
+    await reconnected(store);
+    const batch = batchOf(60);
+    const dropped = proxy.dropReplyAfter(scriptOf(site));
+    const outcome = await settle(store.upsert(site, batch, write));
+    await dropped;
+    if (!outcome.ok) expect(isUnavailable(outcome.error)).toBe(true);
+
+    await reconnected(store);
+    const next = await settle(impatient.upsert(site, [product("after", "after-sku")], write));
+    expect(next.ok ? next.value : next.error).toMatchObject({ applied: true });
+    expect(next.ms).toBeLessThan(2_000);
+
+    const found = await Promise.all(batch.map((p) => direct.find(site, p.id)));
+    // Succeeded: all of it; failed: none of it.
+    if (outcome.ok) expect(found).toEqual(batch);
+    else expect(found.filter((p) => p !== undefined)).toEqual([]);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+  });
+
+  describe.each([
+    ["into an empty site", false],
+    ["into a site with products", true],
+  ])("chunked import whose commit reply is lost, %s", (_, seeded) => {
+    test("rejects STORAGE_UNAVAILABLE without claiming nothing was written, is all-or-nothing, and frees the site", async () => {
+      const store = throughProxy({ chunkSize: 10 });
+      const site = uniqueSite();
+      if (seeded) await direct.upsert(site, [product("seed", "seed-sku")], write);
+      await reconnected(store);
+      const batch = batchOf(60);
+      // The call that follows a staging holding the whole batch is the one that publishes it.
+      const dropped = proxy.dropReplyAfter(scriptOf(site), {
+        when: async () => {
+          const staged = await admin.keys(`*${site.siteId}*:stage:*:products`);
+          const sizes = await Promise.all(staged.map((key) => admin.hlen(key)));
+          return sizes.some((size) => size === batch.length);
+        },
+      });
+      const outcome = await settle(store.upsert(site, batch, write));
+      await dropped;
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok) {
+        expect(isUnavailable(outcome.error)).toBe(true);
+        expect((outcome.error as Error).message).not.toMatch(/nothing (was|has been) written/i);
+      }
+
+      await reconnected(store);
+      const byId = await Promise.all(batch.map((p) => direct.find(site, p.id)));
+      const bySku = await Promise.all(batch.map((p) => direct.find(site, p.sku, "sku")));
+      const all = byId.every((p, i) => p !== undefined && p.title === batch[i]?.title);
+      const none = byId.every((p) => p === undefined) && bySku.every((p) => p === undefined);
+      expect({ all, none, visible: byId.filter(Boolean).length, bySku: bySku.filter(Boolean).length }).toSatisfy(
+        (seen: { all: boolean; none: boolean }) => seen.all !== seen.none,
+      );
+      if (all) expect(bySku).toEqual(byId);
+
+      const next = await settle(impatient.upsert(site, [product("after", "after-sku")], write));
+      expect(next.ok ? next.value : next.error).toMatchObject({ applied: true });
+      expect(next.ms).toBeLessThan(2_000);
+      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+    });
+  });
+});
