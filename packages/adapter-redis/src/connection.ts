@@ -190,7 +190,7 @@ export async function bounded<T>(connection: Connection, operation: Promise<T>):
   }
 }
 
-/** The primaries: the client itself, or every master of a Cluster's slot map. */
+/** The primaries: the client itself, or every master the Cluster is connected to. */
 function primaries(client: Redis | Cluster): Redis[] {
   return client instanceof Cluster ? client.nodes("master") : [client];
 }
@@ -202,10 +202,24 @@ export function primaryOf(client: Redis | Cluster, key: string): Redis | undefin
   return client.nodes("master").find((node) => `${node.options.host}:${node.options.port}` === owner);
 }
 
+// A key in each slot, found once and kept: how a probe reaches the owner of a slot through the
+// Cluster's own routing (which connects to it again if need be). The keys are never written.
+const probeKeys = new Map<number, string>();
+function keyInSlot(slot: number): string {
+  let key = probeKeys.get(slot);
+  for (let i = 0; key === undefined; i++) {
+    const candidate = `catalog-health:{${i}}`;
+    const found = calculateSlot(candidate);
+    if (!probeKeys.has(found)) probeKeys.set(found, candidate);
+    if (found === slot) key = candidate;
+  }
+  return key;
+}
+
 /**
- * Resolves when every slot is served: each primary answers, and, on a Cluster, every slot has
- * an owner and every primary reports `cluster_state:ok`. Any one live node would answer a plain
- * PING while the sites of a failed master cannot be read.
+ * Resolves when every slot is served: the server answers; on a Cluster, every slot has an
+ * owner and each owner answers a read of a key in one of its slots. A plain PING would reach
+ * any one live node while the sites of a failed master cannot be read.
  */
 export async function probe(connection: Connection): Promise<void> {
   const { client } = connection;
@@ -213,22 +227,14 @@ export async function probe(connection: Connection): Promise<void> {
     await bounded(connection, client.ping());
     return;
   }
-  const masters = client.nodes("master");
-  const live = new Set(masters.map((node) => `${node.options.host}:${node.options.port}`));
+  const owners = new Map<string, number>();
   for (let slot = 0; slot < 16_384; slot++) {
     const owner = client.slots[slot]?.[0];
-    if (owner === undefined || !live.has(owner)) {
-      throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis Cluster leaves slots unserved");
-    }
+    if (owner === undefined)
+      throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis Cluster does not serve every site");
+    if (!owners.has(owner)) owners.set(owner, slot);
   }
-  await Promise.all(
-    masters.map(async (node) => {
-      const info = String(await bounded(connection, node.call("CLUSTER", "INFO")));
-      if (!info.includes("cluster_state:ok")) {
-        throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis Cluster reports that it is down");
-      }
-    }),
-  );
+  await Promise.all([...owners.values()].map((slot) => bounded(connection, client.exists(keyInSlot(slot)))));
 }
 
 /** Eviction policies under which Redis may delete products, not only the staging of imports. */

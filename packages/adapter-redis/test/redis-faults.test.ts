@@ -94,7 +94,8 @@ describeWithRedis("Redis store when Redis fails", () => {
     const batch = batchOf(20_000);
     const outcome = await crashDuring(site, batch, async () => (await watcher.keys(`${PREFIX}:*stage:*`)).length > 0);
     expect(outcome).toMatchObject({ error: { code: "STORAGE_UNAVAILABLE" } });
-    expect(await watcher.exists(keys.products, keys.skus, keys.skuOf)).toBe(0);
+    expect(await productIds(watcher, keys)).toEqual([]);
+    expect(await watcher.exists(keys.skus, keys.skuOf)).toBe(0);
     expect(await store.find(site, "sku-0")).toBeUndefined();
     expect(await store.upsert(site, batch, write)).toEqual({
       applied: true,
