@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { checkIndex, productIds } from "./support/check-index.ts";
-import { type Argv, type FaultProxy, isScriptCall, mentions, startFaultProxy } from "./support/fault-proxy.ts";
+import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product, realisticProduct } from "./support/products.ts";
 import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { settle } from "./support/wait.ts";
@@ -57,18 +57,15 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
       const batch = Array.from({ length: 60 }, (_, i) => product(`id-${i}`, `sku-${i}`));
       let evicted: string[] = [];
       // What eviction does to a key with a TTL: it is gone, whole, between two calls.
-      const stop = proxy.before(
-        (argv: Argv) => isScriptCall(argv) && mentions(site.siteId)(argv),
-        async () => {
-          if (evicted.length > 0) return;
-          const staged = await admin.keys(`*${site.siteId}*:stage:*:products`);
-          for (const key of staged) {
-            if ((await admin.hlen(key)) !== batch.length) continue;
-            const skus = key.replace(/:products$/, ":skus");
-            if ((await admin.del(skus)) === 1) evicted.push(skus);
-          }
-        },
-      );
+      const stop = proxy.before(scriptOf(site), async () => {
+        if (evicted.length > 0) return;
+        const staged = await admin.keys(`*${site.siteId}*:stage:*:products`);
+        for (const key of staged) {
+          if ((await admin.hlen(key)) !== batch.length) continue;
+          const skus = key.replace(/:products$/, ":skus");
+          if ((await admin.del(skus)) === 1) evicted.push(skus);
+        }
+      });
       try {
         const outcome = await settle(store.upsert(site, batch, write));
         expect(evicted).toHaveLength(1);

@@ -1,10 +1,10 @@
-import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
+import { type CatalogStore, isCatalogError, type Product } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
 import { checkIndex } from "./support/check-index.ts";
-import { type Argv, type FaultProxy, isScriptCall, mentions, startFaultProxy } from "./support/fault-proxy.ts";
+import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
 import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { settle, until } from "./support/wait.ts";
@@ -20,11 +20,6 @@ const write = { dryRun: false } as const;
 
 const batchOf = (count: number): Product[] =>
   Array.from({ length: count }, (_, i) => product(`id-${i}`, `sku-${i}`, { title: `batch ${i}` }));
-
-const scriptOf =
-  (site: Site) =>
-  (argv: Argv): boolean =>
-    isScriptCall(argv) && mentions(site.siteId)(argv);
 
 const isUnavailable = (error: unknown) => isCatalogError(error, "STORAGE_UNAVAILABLE");
 

@@ -21,6 +21,12 @@ export const mentions =
   (argv) =>
     argv.some((arg) => arg.includes(text));
 
+/** A script call on the keys of `site`. */
+export const scriptOf =
+  (site: { readonly siteId: string }): Match =>
+  (argv) =>
+    isScriptCall(argv) && mentions(site.siteId)(argv);
+
 /** Options of `dropReplyAfter`. */
 export interface DropOptions {
   /**
