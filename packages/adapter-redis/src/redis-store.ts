@@ -7,11 +7,13 @@ import {
   type UpsertResult,
 } from "@catalog-kit/catalog-core";
 import { type Chunk, chunksOf } from "./chunk.ts";
-import { bounded, checkEviction, connect, primaryOf, probe, type RedisConnection, whenReady } from "./connection.ts";
+import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
+import { checkEviction, probe } from "./health.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
 import { whenFree } from "./lock.ts";
+import { type Replication, replicated } from "./replication.ts";
 import { FIND, FIND_MERGING, REMOVE, runScript, UPSERT } from "./scripts.ts";
 import { stagedImport } from "./staged-import.ts";
 
@@ -30,7 +32,7 @@ export interface RedisStoreTuning {
    * right after cannot lose it; a write they do not confirm in `timeoutMs` fails with
    * `STORAGE_UNAVAILABLE` (it is applied on the primary; retrying is safe). Off by default.
    */
-  readonly waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number };
+  readonly waitForReplicas?: Replication;
 }
 
 /** Options of `createRedisStore`: a client the caller owns, a URL, or Cluster node URLs. */
@@ -124,20 +126,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     }
   }
 
-  async function replicated(keys: SiteKeys): Promise<void> {
-    if (!replication) return;
-    const primary = primaryOf(client, keys.products);
-    const acked = primary
-      ? Number(await bounded(connection, primary.call("WAIT", replication.replicas, replication.timeoutMs)))
-      : 0;
-    if (acked < replication.replicas) {
-      throw new CatalogError(
-        "STORAGE_UNAVAILABLE",
-        `The write is applied on the Redis primary, but ${acked} of ${replication.replicas} replicas confirmed it ` +
-          `within ${replication.timeoutMs} ms; retrying is safe`,
-      );
-    }
-  }
+  const afterWrite = (keys: SiteKeys) => (replication ? replicated(connection, replication, keys.products) : undefined);
 
   // The one-call writes wait out an import holding the site the same way.
   function writeWhenFree(script: typeof UPSERT | typeof REMOVE, keys: SiteKeys, args: readonly (string | Buffer)[]) {
@@ -172,7 +161,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
             !first.done && second.done
               ? await upsertOnce(keys, first.value, dryRun)
               : await stagedImport(ctx, keys, resume(first, second, chunks), products, dryRun);
-          if (result.applied && !dryRun && result.counts.unchanged < products.length) await replicated(keys);
+          if (result.applied && !dryRun && result.counts.unchanged < products.length) await afterWrite(keys);
           return result;
         },
         "unknown",
@@ -193,7 +182,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
           const keys = siteKeys(prefix, site);
           const reply = await writeWhenFree(REMOVE, keys, [key, by ?? ""]);
           if (reply.length < 2) return undefined;
-          await replicated(keys);
+          await afterWrite(keys);
           return decodeProduct(reply[1] as string);
         },
         "unknown",
