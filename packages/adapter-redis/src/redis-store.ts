@@ -161,7 +161,8 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
             !first.done && second.done
               ? await upsertOnce(keys, first.value, dryRun)
               : await stagedImport(ctx, keys, resume(first, second, chunks), products, dryRun);
-          if (result.applied && !dryRun && result.counts.unchanged < products.length) await afterWrite(keys);
+          // Even a write that changed nothing waits: it may be the retry of one whose wait failed.
+          if (result.applied && !dryRun) await afterWrite(keys);
           return result;
         },
         "unknown",
@@ -181,8 +182,8 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         async () => {
           const keys = siteKeys(prefix, site);
           const reply = await writeWhenFree(REMOVE, keys, [key, by ?? ""]);
-          if (reply.length < 2) return undefined;
           await afterWrite(keys);
+          if (reply.length < 2) return undefined;
           return decodeProduct(reply[1] as string);
         },
         "unknown",

@@ -1,0 +1,72 @@
+import { type CatalogStore, isCatalogError } from "@catalog-kit/catalog-core";
+import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { createRedisStore } from "../src/index.ts";
+import { product } from "./support/products.ts";
+import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
+import { until } from "./support/wait.ts";
+import { describeWithRedis } from "./support/with-redis.ts";
+
+const write = { dryRun: false } as const;
+
+describeWithRedis("waitForReplicas", () => {
+  let primary: RedisServer;
+  let replica: RedisServer;
+  let replicaClient: Redis;
+  const stores: CatalogStore[] = [];
+  const open = (replicas: number) => {
+    const store = createRedisStore({
+      url: primary.url,
+      keyPrefix: "wait",
+      waitForReplicas: { replicas, timeoutMs: 200 },
+    });
+    stores.push(store);
+    return store;
+  };
+
+  beforeAll(async () => {
+    primary = await startRedisServer();
+    replica = await startRedisServer({ args: ["--replicaof", "127.0.0.1", String(primary.port)] });
+    replicaClient = new Redis(replica.url);
+    await until("the replica to sync", async () =>
+      (await replicaClient.info("replication")).includes("master_link_status:up") ? true : undefined,
+    );
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    replicaClient?.disconnect();
+    await replica?.stop();
+    await primary?.stop();
+  });
+
+  test("a write the replicas confirm is acknowledged, and the replica has it", async () => {
+    const store = open(1);
+    const site = uniqueSite();
+    const batch = Array.from({ length: 2_500 }, (_, i) => product(`id-${i}`, `sku-${i}`));
+    expect(await store.upsert(site, batch, write)).toMatchObject({ applied: true });
+    expect(await store.upsert(site, [product("one", "one-sku")], write)).toMatchObject({ applied: true });
+    expect(await store.remove(site, "id-7")).toEqual(product("id-7", "sku-7"));
+    // WAIT returned: the replica holds the state of the last write already.
+    const keys = await replicaClient.keys(`wait:{*${site.siteId}}:products`);
+    expect(await replicaClient.hexists(keys[0] as string, "one")).toBe(1);
+    expect(await replicaClient.hexists(keys[0] as string, "id-7")).toBe(0);
+  });
+
+  test("a write fewer replicas confirm fails with STORAGE_UNAVAILABLE that says it is applied on the primary", async () => {
+    const store = open(2);
+    const site = uniqueSite();
+    const error = await store.upsert(site, [product("a", "s")], write).catch((e: unknown) => e);
+    expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
+    expect((error as Error).message).toMatch(/applied on the Redis primary, but 1 of 2 replicas/);
+    // A retry changes nothing, and still waits: it is how a caller learns that the write is safe.
+    await expect(store.upsert(site, [product("a", "s")], write)).rejects.toThrow(/1 of 2 replicas/);
+    await expect(store.remove(site, "missing")).rejects.toThrow(/1 of 2 replicas/);
+    expect(await store.find(site, "a")).toEqual(product("a", "s"));
+  });
+
+  test("a dry run writes nothing, so it does not wait", async () => {
+    const store = open(2);
+    expect(await store.upsert(uniqueSite(), [product("a", "s")], { dryRun: true })).toMatchObject({ applied: true });
+  });
+});
