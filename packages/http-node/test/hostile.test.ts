@@ -451,6 +451,7 @@ describe("oversized and pathological input", () => {
       }),
       status: 400,
       code: "VALIDATION_FAILED",
+      check: at({ row: 2, column: "id", message: expect.stringContaining("lone surrogates") }),
     },
     {
       name: "a lone surrogate encoded as UTF-8 bytes",
