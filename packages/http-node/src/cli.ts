@@ -18,6 +18,11 @@ function readPort(value: string | undefined): number {
   return port;
 }
 
+// exactOptionalPropertyTypes: a key left out of the file stays out of the handler's options.
+function optional<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: number });
+}
+
 function demoBanner(url: string, token: string): string {
   const auth = `-H 'X-Service-Access-Token: ${token}'`;
   const product = {
@@ -57,6 +62,9 @@ async function main(): Promise<void> {
     maxBodyBytes: config.limits.maxBodyBytes,
     maxProductsPerRequest: config.limits.maxProductsPerRequest,
     maxConcurrentImports: config.limits.maxConcurrentImports,
+    ...optional("maxUploadsPerToken", config.limits.maxUploadsPerToken),
+    ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),
+    ...optional("bodyIdleTimeoutMs", config.limits.bodyIdleTimeoutMs),
     notFoundStatus: config.notFoundStatus,
     accessLog: (entry) => process.stdout.write(`${formatAccessLog(entry)}\n`),
     onError: (error) => console.error("Request failed:", error),

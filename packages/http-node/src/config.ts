@@ -71,6 +71,10 @@ export const ConfigSchema = v.strictObject({
       maxBodyBytes: v.optional(Count, DEFAULT_MAX_BODY_BYTES),
       maxProductsPerRequest: v.optional(Count, DEFAULT_MAX_PRODUCTS),
       maxConcurrentImports: v.optional(Count, DEFAULT_MAX_CONCURRENT_IMPORTS),
+      maxUploadsPerToken: v.optional(Count),
+      // Its default follows maxBodyBytes, so the handler applies it.
+      bodyBytesInFlight: v.optional(Count),
+      bodyIdleTimeoutMs: v.optional(Count),
     }),
     {},
   ),

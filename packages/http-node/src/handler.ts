@@ -9,10 +9,12 @@ import {
   type Site,
   toProductView,
 } from "@catalog-kit/catalog-core";
+import { createAdmission, DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";
 import { type AccessToken, createAuthenticator, type Grant, resolveSite, siteNotFound } from "./auth.ts";
 import {
   ClientGoneError,
   checkDeclaredSize,
+  DEFAULT_BODY_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   parseJson,
   readBody,
@@ -41,10 +43,16 @@ export interface HandlerOptions {
   /** Largest request body in bytes; default 50 MiB. */
   readonly maxBodyBytes?: number;
   /**
-   * Imports read and applied at once; later ones wait, their bodies unread, so that memory is
-   * bounded by this many bodies (a parsed body takes tens of times its size). Default 4.
+   * Imports parsed and applied at once (a parsed body takes tens of times its size); bodies are
+   * read before, outside this limit. Default 4.
    */
   readonly maxConcurrentImports?: number;
+  /** Import bodies one token may be reading at once; its others wait, unread. Default 2. */
+  readonly maxUploadsPerToken?: number;
+  /** Bytes of import bodies read or being read at once, all tokens together; default 4 x `maxBodyBytes`. */
+  readonly bodyBytesInFlight?: number;
+  /** Milliseconds a request body may send nothing before it is cut off with 408; default 10 s. */
+  readonly bodyIdleTimeoutMs?: number;
   /** Published in /openapi.json; pass the value the catalog enforces (default 100,000). */
   readonly maxProductsPerRequest?: number;
   /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
@@ -90,6 +98,14 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
   const authenticate = createAuthenticator(options.tokens);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const imports = createLimiter(options.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
+  const admission = createAdmission(
+    options.maxUploadsPerToken ?? DEFAULT_MAX_UPLOADS_PER_TOKEN,
+    options.bodyBytesInFlight ?? DEFAULT_BODY_BUDGET_FACTOR * maxBodyBytes,
+  );
+  const idleMs = options.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS;
+  if (!Number.isSafeInteger(idleMs) || idleMs < 1) {
+    throw new RangeError(`bodyIdleTimeoutMs must be a positive integer; got ${idleMs}`);
+  }
   const notFoundStatus = options.notFoundStatus ?? 400;
   const { accessLog } = options;
   const onError =
@@ -157,7 +173,16 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
     requireJson(req.headers["content-type"]);
     checkDeclaredSize(req, maxBodyBytes);
-    await imports.run(() => applyImport(req, res, grant, kind, dryRun));
+    // The body is read outside the import limiter: a slow client holds a place of its own token
+    // and bytes of the budget, never the limiter's slots that every token's imports need.
+    const declared = Number(req.headers["content-length"]);
+    const release = await admission.admit(grant, Number.isSafeInteger(declared) ? declared : maxBodyBytes, req);
+    try {
+      const body = await readBody(req, res, maxBodyBytes, idleMs);
+      await imports.run(() => applyImport(req, res, grant, kind, dryRun, body));
+    } finally {
+      release();
+    }
   }
 
   async function applyImport(
@@ -166,8 +191,9 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     grant: Grant,
     kind: ImportKind,
     dryRun: boolean,
+    body: Buffer,
   ) {
-    const envelope = readEnvelope(parseJson(await readBody(req, res, maxBodyBytes)), FIELD[kind]);
+    const envelope = readEnvelope(parseJson(body), FIELD[kind]);
     const extra = envelope.deprecated ? DEPRECATION : undefined;
     try {
       if (envelope.problems.length > 0) {

@@ -6,6 +6,7 @@ export type HttpErrorCode =
   | "UNAUTHORIZED"
   | "INVALID_JSON"
   | "PAYLOAD_TOO_LARGE"
+  | "REQUEST_TIMEOUT"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
@@ -58,6 +59,7 @@ const STATUS: Record<ProblemCode, number> = {
   PRODUCT_NOT_FOUND: 400,
   SKU_CONFLICT: 400,
   PAYLOAD_TOO_LARGE: 413,
+  REQUEST_TIMEOUT: 408,
   TOO_MANY_PRODUCTS: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   NOT_FOUND: 404,
@@ -76,6 +78,7 @@ const TITLE: Record<ProblemCode, string> = {
   PRODUCT_NOT_FOUND: "Product not found",
   SKU_CONFLICT: "SKU conflict",
   PAYLOAD_TOO_LARGE: "Request body too large",
+  REQUEST_TIMEOUT: "Request body stalled",
   TOO_MANY_PRODUCTS: "Too many products",
   UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
   NOT_FOUND: "Not found",

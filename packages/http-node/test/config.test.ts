@@ -61,6 +61,13 @@ describe("parseConfig", () => {
     expect(issues.join("\n")).toMatch(/^limits\.maxBodyBytes: Must be an integer$/m);
   });
 
+  it("takes the fairness limits, and names a misspelt or bad one", () => {
+    const limits = { maxUploadsPerToken: 1, bodyBytesInFlight: 1_000_000, bodyIdleTimeoutMs: 5_000 };
+    expect(parseConfig({ ...contractExample, limits }).limits).toMatchObject(limits);
+    const issues = issuesOf({ ...contractExample, limits: { bodyIdleTimeout: 5_000, maxUploadsPerToken: 0 } });
+    expect(issues).toEqual(["limits.maxUploadsPerToken: Must be at least 1", "limits.bodyIdleTimeout: Unknown key"]);
+  });
+
   it("checks that token sites and default sites are configured sites of the token", () => {
     const other = { siteId: "shop-2", siteType: "shopify" };
     expect(issuesOf({ ...contractExample, tokens: [{ token: "t", sites: "*", defaultSite: other }] })).toEqual([
