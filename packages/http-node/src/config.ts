@@ -79,6 +79,7 @@ export const ConfigSchema = v.strictObject({
     {},
   ),
   notFoundStatus: v.optional(v.picklist([400, 404], "Must be 400 or 404"), 400),
+  accessLog: v.optional(v.boolean("Must be true or false"), true),
 });
 
 /** A validated server configuration, defaults applied. */

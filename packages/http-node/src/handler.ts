@@ -24,6 +24,7 @@ import { readEnvelope } from "./envelope.ts";
 import { createLimiter } from "./limiter.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
+import { acceptRequestId, createRequestIds } from "./request-id.ts";
 import { ALLOW, decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "./routes.ts";
 import { sendJson, summaryText } from "./success.ts";
 
@@ -34,6 +35,8 @@ export interface AccessLogEntry {
   readonly path: string;
   readonly status: number;
   readonly durationMs: number;
+  /** The request's id, as echoed in `X-Request-Id`: the client's when valid, else a generated one. */
+  readonly requestId: string;
 }
 
 /** How the handler authenticates, limits and reports. */
@@ -69,6 +72,7 @@ export type CatalogHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 type ImportKind = "single" | "bulk" | "csv";
 
 const TOKEN_HEADER = "x-service-access-token";
+const REQUEST_ID_HEADER = "x-request-id";
 /** Default of `HandlerOptions.maxConcurrentImports`. */
 export const DEFAULT_MAX_CONCURRENT_IMPORTS = 4;
 const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
@@ -111,6 +115,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
   const onError =
     options.onError ?? ((error: unknown) => console.error("Internal error while handling a request:", error));
   let openapi: string | undefined;
+  const nextRequestId = createRequestIds();
 
   function fail(
     req: IncomingMessage,
@@ -251,6 +256,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
 
   return async function handleCatalogRequest(req, res) {
     const started = accessLog === undefined ? 0 : performance.now();
+    const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]) ?? nextRequestId();
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     const target = req.url ?? "/";
     const queryAt = target.indexOf("?");
     const path = pathOf(target, queryAt);
@@ -266,7 +273,13 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     }
     if (accessLog !== undefined) {
       try {
-        accessLog({ method: req.method ?? "", path, status: res.statusCode, durationMs: performance.now() - started });
+        accessLog({
+          method: req.method ?? "",
+          path,
+          status: res.statusCode,
+          durationMs: performance.now() - started,
+          requestId,
+        });
       } catch (logError) {
         onError(logError, req);
       }

@@ -110,6 +110,8 @@ export interface ProblemBody {
   readonly code: ProblemCode;
   readonly errors: readonly ProblemEntry[];
   readonly errorCount: number;
+  /** `urn:catalog-kit:request:<id>`, the id of the `X-Request-Id` response header, to find the request in the log. */
+  readonly instance?: string;
   readonly limit?: number;
   readonly received?: number;
 }
@@ -182,13 +184,18 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
   return { status, body, headers };
 }
 
-/** Sends a problem response; `extra` headers (such as `Deprecation`) are added. */
+/**
+ * Sends a problem response; `extra` headers (such as `Deprecation`) are added. The request id
+ * already set as the `X-Request-Id` response header becomes the body's `instance`.
+ */
 export function sendProblem(
   res: ServerResponse,
   problem: ProblemResponse,
   extra?: Readonly<Record<string, string>>,
 ): void {
-  const text = JSON.stringify(problem.body);
+  const id = res.getHeader("x-request-id");
+  const body = typeof id === "string" ? { ...problem.body, instance: `urn:catalog-kit:request:${id}` } : problem.body;
+  const text = JSON.stringify(body);
   res.writeHead(problem.status, {
     ...problem.headers,
     ...extra,

@@ -28,6 +28,7 @@ describe("parseConfig", () => {
       ...contractExample,
       limits: { ...contractExample.limits, maxConcurrentImports: 4 },
       notFoundStatus: 400,
+      accessLog: true,
     });
     const minimal = parseConfig({ sites: contractExample.sites, tokens: [{ token: "t", sites: "*" }] });
     expect(minimal).toMatchObject({
