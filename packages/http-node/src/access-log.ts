@@ -5,8 +5,12 @@ import type { AccessLogEntry } from "./handler.ts";
  * string), `status`, `durationMs` and `requestId`. It never holds the token or the query.
  */
 export function formatAccessLog(entry: AccessLogEntry, now: Date = new Date()): string {
+  return line(entry, now.toISOString());
+}
+
+function line(entry: AccessLogEntry, time: string): string {
   // Method and request id are checked tokens (Node's parser, acceptRequestId); only the path needs escaping.
-  return `{"time":"${now.toISOString()}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${Math.round(entry.durationMs * 100) / 100},"requestId":"${entry.requestId}"}`;
+  return `{"time":"${time}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${Math.round(entry.durationMs * 100) / 100},"requestId":"${entry.requestId}"}`;
 }
 
 /** How an access log batches its lines. */
@@ -34,6 +38,9 @@ export function createAccessLog(write: (text: string) => void, options: AccessLo
   const maxChars = options.maxBufferChars ?? 65_536;
   let buffer = "";
   let timer: NodeJS.Timeout | undefined;
+  // Under load many requests end in the same millisecond: format its time once.
+  let lastMs = -1;
+  let lastTime = "";
 
   function flush(): void {
     if (timer !== undefined) {
@@ -48,7 +55,12 @@ export function createAccessLog(write: (text: string) => void, options: AccessLo
 
   return {
     log(entry) {
-      buffer += `${formatAccessLog(entry)}\n`;
+      const ms = Date.now();
+      if (ms !== lastMs) {
+        lastMs = ms;
+        lastTime = new Date(ms).toISOString();
+      }
+      buffer += `${line(entry, lastTime)}\n`;
       if (buffer.length >= maxChars) flush();
       else if (timer === undefined) {
         timer = setTimeout(flush, interval);

@@ -121,6 +121,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     req: IncomingMessage,
     res: ServerResponse,
     error: unknown,
+    requestId: string,
     extra?: Readonly<Record<string, string>>,
   ): void {
     if (error instanceof ClientGoneError) {
@@ -130,10 +131,10 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     if (isInternal(error)) onError(error, req);
     if (res.headersSent || res.destroyed) return;
     const headers = bodyPending(req) ? { ...extra, ...CLOSE } : extra;
-    sendProblem(res, toProblem(error, notFoundStatus), headers);
+    sendProblem(res, toProblem(error, notFoundStatus), requestId, headers);
   }
 
-  async function health(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function health(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     try {
       await catalog.checkHealth();
     } catch (error) {
@@ -141,10 +142,10 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       const unavailable = isCatalogError(error, "STORAGE_UNAVAILABLE")
         ? error
         : new CatalogError("STORAGE_UNAVAILABLE", "The storage does not answer", { cause: error });
-      sendProblem(res, toProblem(unavailable, notFoundStatus));
+      sendProblem(res, toProblem(unavailable, notFoundStatus), requestId);
       return;
     }
-    sendJson(res, HEALTHY);
+    sendJson(res, HEALTHY, requestId);
   }
 
   async function lookup(
@@ -153,6 +154,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     rawId: string,
     query: string,
     remove: boolean,
+    requestId: string,
   ): Promise<void> {
     const { siteId, siteType, by } = parseQuery(query, PRODUCT_QUERY);
     let problems: ProblemEntry[] | undefined;
@@ -168,13 +170,20 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const lookupOptions = by === undefined ? ANY_FIELD : by === "id" ? BY_ID : BY_SKU;
     if (remove) {
       const product = await catalog.deleteProduct(site, key, lookupOptions);
-      sendJson(res, JSON.stringify({ message: `Product "${product.id}" (sku "${product.sku}") deleted` }));
+      sendJson(res, JSON.stringify({ message: `Product "${product.id}" (sku "${product.sku}") deleted` }), requestId);
     } else {
-      sendJson(res, JSON.stringify(toProductView(await catalog.getProduct(site, key, lookupOptions))));
+      sendJson(res, JSON.stringify(toProductView(await catalog.getProduct(site, key, lookupOptions))), requestId);
     }
   }
 
-  async function runImport(req: IncomingMessage, res: ServerResponse, grant: Grant, kind: ImportKind, query: string) {
+  async function runImport(
+    req: IncomingMessage,
+    res: ServerResponse,
+    grant: Grant,
+    kind: ImportKind,
+    query: string,
+    requestId: string,
+  ) {
     const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
     requireJson(req.headers["content-type"]);
     checkDeclaredSize(req, maxBodyBytes);
@@ -184,7 +193,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const release = await admission.admit(grant, Number.isSafeInteger(declared) ? declared : maxBodyBytes, req);
     try {
       const body = await readBody(req, res, maxBodyBytes, idleMs);
-      await imports.run(() => applyImport(req, res, grant, kind, dryRun, body));
+      await imports.run(() => applyImport(req, res, grant, kind, dryRun, body, requestId));
     } finally {
       release();
     }
@@ -197,6 +206,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     kind: ImportKind,
     dryRun: boolean,
     body: Buffer,
+    requestId: string,
   ) {
     const envelope = readEnvelope(parseJson(body), FIELD[kind]);
     const extra = envelope.deprecated ? DEPRECATION : undefined;
@@ -212,13 +222,19 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
           : kind === "csv"
             ? await catalog.importCsv(site, envelope.payload, importOptions)
             : await catalog.importProduct(site, envelope.payload, importOptions);
-      sendJson(res, summaryText(summary), extra);
+      sendJson(res, summaryText(summary), requestId, extra);
     } catch (error) {
-      fail(req, res, error, extra);
+      fail(req, res, error, requestId, extra);
     }
   }
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
+  async function dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: string,
+    requestId: string,
+  ): Promise<void> {
     const resource = matchRoute(path);
     if (resource === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
     const method = req.method === "HEAD" ? "GET" : req.method;
@@ -232,7 +248,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       else if (method === "GET" || method === "DELETE") rawId = "bulk";
     } else if (kind === "health" || kind === "openapi") {
       if (method === "GET") {
-        if (kind === "health") return health(req, res);
+        if (kind === "health") return health(req, res, requestId);
         openapi ??= JSON.stringify(
           buildOpenApi({
             maxBodyBytes,
@@ -240,7 +256,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
             notFoundStatus,
           }),
         );
-        return sendJson(res, openapi);
+        return sendJson(res, openapi, requestId);
       }
     } else if (method === "POST") importKind = kind;
 
@@ -250,22 +266,21 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       });
     }
     const grant = authenticate(req.headers[TOKEN_HEADER]);
-    if (rawId !== undefined) return lookup(res, grant, rawId, query, method === "DELETE");
-    return runImport(req, res, grant, importKind as ImportKind, query);
+    if (rawId !== undefined) return lookup(res, grant, rawId, query, method === "DELETE", requestId);
+    return runImport(req, res, grant, importKind as ImportKind, query, requestId);
   }
 
   return async function handleCatalogRequest(req, res) {
     const started = accessLog === undefined ? 0 : performance.now();
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]) ?? nextRequestId();
-    res.setHeader(REQUEST_ID_HEADER, requestId);
     const target = req.url ?? "/";
     const queryAt = target.indexOf("?");
     const path = pathOf(target, queryAt);
     try {
-      await dispatch(req, res, path, queryAt === -1 ? "" : target.slice(queryAt + 1));
+      await dispatch(req, res, path, queryAt === -1 ? "" : target.slice(queryAt + 1), requestId);
     } catch (error) {
       try {
-        fail(req, res, error);
+        fail(req, res, error, requestId);
       } catch (sendError) {
         onError(sendError, req);
         res.destroy();

@@ -186,19 +186,20 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
 
 /**
  * Sends a problem response; `extra` headers (such as `Deprecation`) are added. The request id
- * already set as the `X-Request-Id` response header becomes the body's `instance`.
+ * goes into the `X-Request-Id` header and, as `urn:catalog-kit:request:<id>`, the body's `instance`.
  */
 export function sendProblem(
   res: ServerResponse,
   problem: ProblemResponse,
+  requestId: string,
   extra?: Readonly<Record<string, string>>,
 ): void {
-  const id = res.getHeader("x-request-id");
-  const body = typeof id === "string" ? { ...problem.body, instance: `urn:catalog-kit:request:${id}` } : problem.body;
+  const body: ProblemBody = { ...problem.body, instance: `urn:catalog-kit:request:${requestId}` };
   const text = JSON.stringify(body);
   res.writeHead(problem.status, {
     ...problem.headers,
     ...extra,
+    "x-request-id": requestId,
     "content-type": "application/problem+json",
     "content-length": Buffer.byteLength(text),
   });
