@@ -161,9 +161,9 @@ export async function startStandalone(name: string, config: object): Promise<Sta
     stdout.on("line", (line) => {
       const listening = /listening on (http:\/\/\S+)/.exec(line)?.[1];
       if (listening !== undefined) resolve(listening);
-      else if (/ (GET|POST|DELETE|HEAD) \//.test(line)) {
+      else if (line.startsWith('{"time":')) {
         accessLogLines++;
-        const ms = Number(/ ([\d.]+)ms$/.exec(line)?.[1]);
+        const ms = Number(/"durationMs":([\d.e+-]+)/.exec(line)?.[1]);
         if (ms > SLOW_MS && slow.length < KEPT_STDERR_LINES) slow.push(line);
       }
     });

@@ -1,10 +1,13 @@
-// Baseline: the same GET on fastify, from the same catalog, with a response schema (fastify's fast path).
+// Baseline: fastify serving the same catalog. GET with a response schema (fastify's fast path);
+// POST bulk doing the same work as the product: parse the body, then import through the catalog
+// (validate, store), answering its summary.
 import { productJsonSchemas, toProductView } from "@catalog-kit/catalog-core";
 import Fastify from "fastify";
-import { announce, benchCatalog, serverArgs, TOKEN } from "./shared.ts";
+import { announce, benchCatalog, SITE, serverArgs, TOKEN } from "./shared.ts";
 
 const catalog = await benchCatalog(serverArgs());
-const app = Fastify({ logger: false });
+// The product's own body limit (50 MiB), instead of fastify's 1 MiB default.
+const app = Fastify({ logger: false, bodyLimit: 52_428_800 });
 const { $schema: _, ...view } = productJsonSchemas().ProductView as Record<string, unknown>;
 
 app.get<{ Params: { productId: string }; Querystring: { siteId?: string; siteType?: string } }>(
@@ -17,5 +20,12 @@ app.get<{ Params: { productId: string }; Querystring: { siteId?: string; siteTyp
     return toProductView(await catalog.getProduct({ siteId, siteType }, request.params.productId));
   },
 );
+
+app.post<{ Body: { products?: unknown } }>("/external/product/v1/bulk", async (request, reply) => {
+  if (request.headers["x-service-access-token"] !== TOKEN) return reply.code(401).send({ code: "UNAUTHORIZED" });
+  const summary = await catalog.importProducts(SITE, request.body?.products);
+  return { message: `Imported ${summary.total} products`, ...summary };
+});
+
 await app.listen({ port: 0, host: "127.0.0.1" });
 announce(app.server, () => catalog.close());

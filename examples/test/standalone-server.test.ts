@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type CliProcess, startCli, stopCli } from "../../packages/http-node/test/support/cli-process.ts";
 import { parseCurl, performCurl } from "../../packages/http-node/test/support/curl.ts";
-import { docSteps } from "../../packages/http-node/test/support/doc-steps.ts";
+import { docSteps, expectedFor } from "../../packages/http-node/test/support/doc-steps.ts";
 
 const DOC_URL = "http://127.0.0.1:3000";
 
@@ -22,7 +22,7 @@ it("standalone-server.md: every curl answers what the document shows", async () 
     const response = await performCurl(parseCurl(command.replaceAll(DOC_URL, url)));
     const body = await response.json();
     expect({ command, status: response.status }).toEqual({ command, status });
-    if (expected !== undefined) expect(body).toEqual(expected);
+    if (expected !== undefined) expect(body).toEqual(expectedFor(expected, response.headers.get("x-request-id")));
   }
   server.child.kill("SIGTERM");
   expect(await server.exited).toBe(0);

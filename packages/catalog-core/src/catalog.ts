@@ -140,12 +140,6 @@ export function createCatalog(options: CatalogOptions): Catalog {
           problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
         });
       }
-      // Decoding reads UTF-8, which would silently turn a lone surrogate into U+FFFD and store that.
-      if (!csvContent.isWellFormed()) {
-        throw new CatalogError("VALIDATION_FAILED", "csvContent must be well-formed Unicode", {
-          problems: [{ pointer: "/csvContent", message: "Must be well-formed Unicode (no lone surrogates)" }],
-        });
-      }
       const { records, total, locate } = decodeCsv(csvContent, maxProducts);
       checkCount(total);
       return apply(site, records, locate, dryRun);

@@ -183,13 +183,40 @@ export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY): Csv
   return { records, rows, count };
 }
 
+// A lone surrogate would be read as U+FFFD by the UTF-8 scan and stored as such. Each one is
+// swapped for a private-use character the text does not hold (same length, no line break, so
+// rows stay put), and a cell holding that character gets a lone surrogate back after the scan,
+// for the product schema to report at its row and column like any other bad cell.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const LONE = "\ud800";
+
+function unusedCharacter(text: string): string | undefined {
+  for (let code = 0xe000; code <= 0xf8ff; code++) {
+    const candidate = String.fromCharCode(code);
+    if (!text.includes(candidate)) return candidate;
+  }
+  return undefined;
+}
+
 /**
  * Decodes csvContent into product records: header of known field names (any order, optional
  * columns may be absent), typed cells, an empty cell = field absent. Throws `INVALID_CSV` for the
  * document's structure; cell values are checked afterwards by the product schema. A document of
  * more than `maxRecords` records is only counted (`total`), so that the caller can refuse it.
  */
-export function decodeCsv(text: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecords {
+export function decodeCsv(csvContent: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecords {
+  let text = csvContent;
+  let marker: string | undefined;
+  if (!text.isWellFormed()) {
+    marker = unusedCharacter(text);
+    if (marker === undefined) {
+      // Every private-use character in one document: refuse it whole rather than guess.
+      const problems = new Problems();
+      problems.add({ pointer: "/csvContent", message: "Must be well-formed Unicode (no lone surrogates)" });
+      problems.throwIfAny("VALIDATION_FAILED", "csvContent must be well-formed Unicode");
+    }
+    text = text.replace(LONE_SURROGATE, marker as string);
+  }
   const { records: table, rows: lines, count } = scanCsv(text, maxRecords + 1) ?? parseRecords(text, maxRecords + 1);
   const total = Math.max(count - 1, 0);
   if (total > maxRecords) return { records: [], rows: [], total, locate: () => ({}) };
@@ -200,7 +227,9 @@ export function decodeCsv(text: string, maxRecords = Number.POSITIVE_INFINITY): 
     structure.throwIfAny("INVALID_CSV", "Malformed CSV");
   }
   const headerRow = lines[0] as number;
-  const columns = (header as string[]).map((name) => name.trim()) as Field[];
+  const restore = (cell: string) =>
+    marker !== undefined && cell.includes(marker) ? cell.replaceAll(marker, LONE) : cell;
+  const columns = (header as string[]).map((name) => restore(name).trim()) as Field[];
   const seen = new Set<string>();
   for (const name of columns) {
     if (!FIELDS.has(name)) structure.add({ row: headerRow, column: name, message: `Unknown column "${clip(name)}"` });
@@ -224,7 +253,7 @@ export function decodeCsv(text: string, maxRecords = Number.POSITIVE_INFINITY): 
     const record = table[r] as string[];
     const product: Record<string, unknown> = {};
     for (let c = 0; c < columns.length; c++) {
-      const cell = record[c] as string;
+      const cell = restore(record[c] as string);
       if (cell !== "") product[columns[c] as Field] = convert(columns[c] as Field, cell);
     }
     records[r - 1] = product;

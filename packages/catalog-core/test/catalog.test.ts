@@ -164,11 +164,45 @@ describe("createCatalog", () => {
     expect(error).toMatchObject({ code: "TOO_MANY_PRODUCTS", limit: 2, received: 3 });
   });
 
-  test("a lone surrogate in csvContent is VALIDATION_FAILED, not stored as U+FFFD", async () => {
+  test("a lone surrogate in csvContent is VALIDATION_FAILED at its row and column, not stored as U+FFFD", async () => {
     const catalog = newCatalog();
-    const error = await failure(catalog.importCsv(site, encodeCsv([product("a\ud800", "s")])));
-    expect(error).toMatchObject({ code: "VALIDATION_FAILED", problems: [{ pointer: "/csvContent" }] });
+    const csv = encodeCsv([
+      product("ok", "s0"),
+      product("a\ud800", "s", { title: "T", url: "https://u" }),
+      product("b", "t", { title: "x\udc00y" }),
+    ]);
+    const error = await failure(catalog.importCsv(site, csv));
+    expect(error.code).toBe("VALIDATION_FAILED");
+    expect(error.problems).toEqual([
+      { row: 3, column: "id", message: expect.stringContaining("lone surrogates") },
+      { row: 4, column: "title", message: expect.stringContaining("lone surrogates") },
+    ]);
     expect((await failure(catalog.getProduct(site, "a\ufffd"))).code).toBe("PRODUCT_NOT_FOUND");
+    expect((await failure(catalog.getProduct(site, "ok"))).code).toBe("PRODUCT_NOT_FOUND");
+  });
+
+  test.prop([
+    fc.array(productArb(), { minLength: 1, maxLength: 8 }),
+    fc.nat(),
+    fc.constantFrom("title", "sku", "url", "description"),
+    fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff"),
+    fc.nat(),
+  ])("any lone surrogate in a CSV cell is located at its row and column", async (products, pick, column, lone, at) => {
+    const unique = products.map((p, i) => ({ ...p, id: `id-${i}`, sku: `sku-${i}` }));
+    const index = pick % unique.length;
+    const target = unique[index] as Product;
+    const text = String(target[column as keyof Product] ?? "text");
+    const cut = at % (text.length + 1);
+    // Never split a surrogate pair: the only lone surrogate must be the one put in.
+    const safeCut = cut > 0 && /[\ud800-\udbff]/.test(text[cut - 1] ?? "") ? cut - 1 : cut;
+    unique[index] = { ...target, [column]: `${text.slice(0, safeCut)}${lone}${text.slice(safeCut)}` } as Product;
+    const csv = encodeCsv(unique);
+    const start = csv.indexOf(`\nid-${index},`) + 1;
+    const row = (csv.slice(0, start).match(/\n/g)?.length ?? 0) + 1;
+    const error = await failure(newCatalog().importCsv(site, csv));
+    expect(error.code).toBe("VALIDATION_FAILED");
+    expect(error.problems).toContainEqual(expect.objectContaining({ row, column }));
+    expect(error.problems.every((problem) => problem.pointer === undefined)).toBe(true);
   });
 
   test("dry run counts and checks but writes nothing", async () => {

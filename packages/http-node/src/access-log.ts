@@ -1,6 +1,73 @@
 import type { AccessLogEntry } from "./handler.ts";
 
-/** One access-log line: ISO time, method, path, status and duration, e.g. `… GET /healthz 200 0.3ms`. */
+/**
+ * One access-log line, without its newline: a JSON object with `time`, `method`, `path` (no query
+ * string), `status`, `durationMs` and `requestId`. It never holds the token or the query.
+ */
 export function formatAccessLog(entry: AccessLogEntry, now: Date = new Date()): string {
-  return `${now.toISOString()} ${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms`;
+  return line(entry, now.toISOString());
+}
+
+function line(entry: AccessLogEntry, time: string): string {
+  // Method and request id are checked tokens (Node's parser, acceptRequestId); only the path needs escaping.
+  return `{"time":"${time}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${Math.round(entry.durationMs * 100) / 100},"requestId":"${entry.requestId}"}`;
+}
+
+/** How an access log batches its lines. */
+export interface AccessLogOptions {
+  /** Lines are written at the latest this many milliseconds after they were logged; default 200. */
+  readonly flushIntervalMs?: number;
+  /** Lines are written as soon as this many characters wait; default 65,536. */
+  readonly maxBufferChars?: number;
+}
+
+/** A batched access log: `log` queues a line, `flush` writes every queued line at once. */
+export interface AccessLog {
+  log(entry: AccessLogEntry): void;
+  /** Writes what is queued now; call it before the process exits so that no line is lost. */
+  flush(): void;
+}
+
+/**
+ * Creates an access log that hands its lines to `write` in batches (one call per interval or per
+ * full buffer) instead of one call per request: a write to stdout is a system call, and under
+ * load one per request cost about a third of the server's GET throughput.
+ */
+export function createAccessLog(write: (text: string) => void, options: AccessLogOptions = {}): AccessLog {
+  const interval = options.flushIntervalMs ?? 200;
+  const maxChars = options.maxBufferChars ?? 65_536;
+  let buffer = "";
+  let timer: NodeJS.Timeout | undefined;
+  // Under load many requests end in the same millisecond: format its time once.
+  let lastMs = -1;
+  let lastTime = "";
+
+  function flush(): void {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (buffer === "") return;
+    const text = buffer;
+    buffer = "";
+    write(text);
+  }
+
+  return {
+    log(entry) {
+      const ms = Date.now();
+      if (ms !== lastMs) {
+        lastMs = ms;
+        lastTime = new Date(ms).toISOString();
+      }
+      buffer += `${line(entry, lastTime)}\n`;
+      if (buffer.length >= maxChars) flush();
+      else if (timer === undefined) {
+        timer = setTimeout(flush, interval);
+        // A pending batch never keeps the process alive; shutdown flushes it instead.
+        timer.unref();
+      }
+    },
+    flush,
+  };
 }

@@ -4,6 +4,8 @@ import { HttpError } from "./problem.ts";
 
 /** Default request body limit: 50 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 52_428_800;
+/** Default of `HandlerOptions.bodyIdleTimeoutMs`: a body silent this long is cut off. */
+export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 10_000;
 
 /** The client went away before its body arrived: there is nobody to answer. */
 export class ClientGoneError extends Error {
@@ -46,9 +48,14 @@ export function checkDeclaredSize(req: IncomingMessage, limit: number): void {
 /**
  * Reads the whole body as one Buffer. A declared Content-Length over the limit is refused before
  * anything is read; a body that grows past it is refused as soon as it does, and the rest is
- * never buffered.
+ * never buffered. A body that sends nothing for `idleMs` is refused with `REQUEST_TIMEOUT`.
  */
-export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  idleMs = DEFAULT_BODY_IDLE_TIMEOUT_MS,
+): Promise<Buffer> {
   try {
     checkDeclaredSize(req, limit);
   } catch (error) {
@@ -62,13 +69,21 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // Refreshed on every chunk, not re-created: a timer per chunk would cost more than the chunk.
+    const idle = setTimeout(() => {
+      cleanup();
+      req.pause();
+      reject(new HttpError("REQUEST_TIMEOUT", `The request body sent nothing for ${idleMs} ms`));
+    }, idleMs);
     const cleanup = () => {
+      clearTimeout(idle);
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onGone);
       req.off("close", onGone);
     };
     const onData = (chunk: Buffer) => {
+      idle.refresh();
       size += chunk.length;
       if (size > limit) {
         cleanup();

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { randomBytes } from "node:crypto";
 import { createCatalog } from "@catalog-kit/catalog-core";
-import { formatAccessLog } from "./access-log.ts";
+import { createAccessLog } from "./access-log.ts";
 import { ConfigError, loadConfig, parseConfig, type ServerConfig } from "./config.ts";
 import { createCatalogHandler } from "./handler.ts";
 import { openStore } from "./open-store.ts";
@@ -16,6 +16,30 @@ function readPort(value: string | undefined): number {
   if (!/^\d+$/.test(value) || port > 65_535)
     throw new ConfigError("the environment", [`PORT: Must be a port number (0-65535), got "${value}"`]);
   return port;
+}
+
+// exactOptionalPropertyTypes: a key left out of the file stays out of the handler's options.
+function optional<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: number });
+}
+
+const SWITCH: Readonly<Record<string, boolean>> = {
+  on: true,
+  true: true,
+  "1": true,
+  off: false,
+  false: false,
+  "0": false,
+};
+
+// ACCESS_LOG in the environment overrides the file's "accessLog", so one run can turn it off.
+function readAccessLogSwitch(value: string | undefined, configured: boolean): boolean {
+  if (value === undefined || value === "") return configured;
+  const on = SWITCH[value.toLowerCase()];
+  if (on === undefined) {
+    throw new ConfigError("the environment", [`ACCESS_LOG: Must be on or off (or true/false, 1/0), got "${value}"`]);
+  }
+  return on;
 }
 
 function demoBanner(url: string, token: string): string {
@@ -50,15 +74,23 @@ async function main(): Promise<void> {
     ? await loadConfig(configFile)
     : parseConfig({ sites: [DEMO_SITE], tokens: [{ token: demoToken, sites: [DEMO_SITE] }] }, "the demo configuration");
 
+  const logOn = readAccessLogSwitch(process.env.ACCESS_LOG, config.accessLog);
   const store = await openStore(config.storage);
   const catalog = createCatalog({ store, sites: config.sites, limits: config.limits });
+  // Batched: one write per interval instead of one system call per request. Whatever is still
+  // queued is written on the way out, so a clean shutdown loses no line.
+  const accessLog = logOn ? createAccessLog((text) => process.stdout.write(text)) : undefined;
+  if (accessLog !== undefined) process.on("exit", accessLog.flush);
   const handler = createCatalogHandler(catalog, {
     tokens: config.tokens,
     maxBodyBytes: config.limits.maxBodyBytes,
     maxProductsPerRequest: config.limits.maxProductsPerRequest,
     maxConcurrentImports: config.limits.maxConcurrentImports,
+    ...optional("maxUploadsPerToken", config.limits.maxUploadsPerToken),
+    ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),
+    ...optional("bodyIdleTimeoutMs", config.limits.bodyIdleTimeoutMs),
     notFoundStatus: config.notFoundStatus,
-    accessLog: (entry) => process.stdout.write(`${formatAccessLog(entry)}\n`),
+    ...(accessLog === undefined ? {} : { accessLog: accessLog.log }),
     onError: (error) => console.error("Request failed:", error),
   });
   const server = await startServer({ handler, port, host }).catch(async (error: unknown) => {
@@ -77,7 +109,10 @@ async function main(): Promise<void> {
     server
       .close()
       .then(() => catalog.close())
-      .then(() => process.stdout.write("Stopped\n"))
+      .then(() => {
+        accessLog?.flush();
+        process.stdout.write("Stopped\n");
+      })
       .catch((error: unknown) => {
         console.error("Error while stopping:", error);
         process.exitCode = 1;

@@ -71,10 +71,15 @@ export const ConfigSchema = v.strictObject({
       maxBodyBytes: v.optional(Count, DEFAULT_MAX_BODY_BYTES),
       maxProductsPerRequest: v.optional(Count, DEFAULT_MAX_PRODUCTS),
       maxConcurrentImports: v.optional(Count, DEFAULT_MAX_CONCURRENT_IMPORTS),
+      maxUploadsPerToken: v.optional(Count),
+      // Its default follows maxBodyBytes, so the handler applies it.
+      bodyBytesInFlight: v.optional(Count),
+      bodyIdleTimeoutMs: v.optional(Count),
     }),
     {},
   ),
   notFoundStatus: v.optional(v.picklist([400, 404], "Must be 400 or 404"), 400),
+  accessLog: v.optional(v.boolean("Must be true or false"), true),
 });
 
 /** A validated server configuration, defaults applied. */

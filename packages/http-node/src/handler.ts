@@ -9,10 +9,12 @@ import {
   type Site,
   toProductView,
 } from "@catalog-kit/catalog-core";
+import { createAdmission, DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";
 import { type AccessToken, createAuthenticator, type Grant, resolveSite, siteNotFound } from "./auth.ts";
 import {
   ClientGoneError,
   checkDeclaredSize,
+  DEFAULT_BODY_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   parseJson,
   readBody,
@@ -22,6 +24,7 @@ import { readEnvelope } from "./envelope.ts";
 import { createLimiter } from "./limiter.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
+import { acceptRequestId, createRequestIds } from "./request-id.ts";
 import { ALLOW, decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "./routes.ts";
 import { sendJson, summaryText } from "./success.ts";
 
@@ -32,6 +35,8 @@ export interface AccessLogEntry {
   readonly path: string;
   readonly status: number;
   readonly durationMs: number;
+  /** The request's id, as echoed in `X-Request-Id`: the client's when valid, else a generated one. */
+  readonly requestId: string;
 }
 
 /** How the handler authenticates, limits and reports. */
@@ -41,10 +46,16 @@ export interface HandlerOptions {
   /** Largest request body in bytes; default 50 MiB. */
   readonly maxBodyBytes?: number;
   /**
-   * Imports read and applied at once; later ones wait, their bodies unread, so that memory is
-   * bounded by this many bodies (a parsed body takes tens of times its size). Default 4.
+   * Imports parsed and applied at once (a parsed body takes tens of times its size); bodies are
+   * read before, outside this limit. Default 4.
    */
   readonly maxConcurrentImports?: number;
+  /** Import bodies one token may be reading at once; its others wait, unread. Default 2. */
+  readonly maxUploadsPerToken?: number;
+  /** Bytes of import bodies read or being read at once, all tokens together; default 4 x `maxBodyBytes`. */
+  readonly bodyBytesInFlight?: number;
+  /** Milliseconds a request body may send nothing before it is cut off with 408; default 10 s. */
+  readonly bodyIdleTimeoutMs?: number;
   /** Published in /openapi.json; pass the value the catalog enforces (default 100,000). */
   readonly maxProductsPerRequest?: number;
   /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
@@ -61,6 +72,7 @@ export type CatalogHandler = (req: IncomingMessage, res: ServerResponse) => Prom
 type ImportKind = "single" | "bulk" | "csv";
 
 const TOKEN_HEADER = "x-service-access-token";
+const REQUEST_ID_HEADER = "x-request-id";
 /** Default of `HandlerOptions.maxConcurrentImports`. */
 export const DEFAULT_MAX_CONCURRENT_IMPORTS = 4;
 const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
@@ -90,16 +102,26 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
   const authenticate = createAuthenticator(options.tokens);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const imports = createLimiter(options.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
+  const admission = createAdmission(
+    options.maxUploadsPerToken ?? DEFAULT_MAX_UPLOADS_PER_TOKEN,
+    options.bodyBytesInFlight ?? DEFAULT_BODY_BUDGET_FACTOR * maxBodyBytes,
+  );
+  const idleMs = options.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS;
+  if (!Number.isSafeInteger(idleMs) || idleMs < 1) {
+    throw new RangeError(`bodyIdleTimeoutMs must be a positive integer; got ${idleMs}`);
+  }
   const notFoundStatus = options.notFoundStatus ?? 400;
   const { accessLog } = options;
   const onError =
     options.onError ?? ((error: unknown) => console.error("Internal error while handling a request:", error));
   let openapi: string | undefined;
+  const nextRequestId = createRequestIds();
 
   function fail(
     req: IncomingMessage,
     res: ServerResponse,
     error: unknown,
+    requestId: string,
     extra?: Readonly<Record<string, string>>,
   ): void {
     if (error instanceof ClientGoneError) {
@@ -109,10 +131,10 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     if (isInternal(error)) onError(error, req);
     if (res.headersSent || res.destroyed) return;
     const headers = bodyPending(req) ? { ...extra, ...CLOSE } : extra;
-    sendProblem(res, toProblem(error, notFoundStatus), headers);
+    sendProblem(res, toProblem(error, notFoundStatus), requestId, headers);
   }
 
-  async function health(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function health(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     try {
       await catalog.checkHealth();
     } catch (error) {
@@ -120,10 +142,10 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       const unavailable = isCatalogError(error, "STORAGE_UNAVAILABLE")
         ? error
         : new CatalogError("STORAGE_UNAVAILABLE", "The storage does not answer", { cause: error });
-      sendProblem(res, toProblem(unavailable, notFoundStatus));
+      sendProblem(res, toProblem(unavailable, notFoundStatus), requestId);
       return;
     }
-    sendJson(res, HEALTHY);
+    sendJson(res, HEALTHY, requestId);
   }
 
   async function lookup(
@@ -132,6 +154,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     rawId: string,
     query: string,
     remove: boolean,
+    requestId: string,
   ): Promise<void> {
     const { siteId, siteType, by } = parseQuery(query, PRODUCT_QUERY);
     let problems: ProblemEntry[] | undefined;
@@ -147,17 +170,33 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const lookupOptions = by === undefined ? ANY_FIELD : by === "id" ? BY_ID : BY_SKU;
     if (remove) {
       const product = await catalog.deleteProduct(site, key, lookupOptions);
-      sendJson(res, JSON.stringify({ message: `Product "${product.id}" (sku "${product.sku}") deleted` }));
+      sendJson(res, JSON.stringify({ message: `Product "${product.id}" (sku "${product.sku}") deleted` }), requestId);
     } else {
-      sendJson(res, JSON.stringify(toProductView(await catalog.getProduct(site, key, lookupOptions))));
+      sendJson(res, JSON.stringify(toProductView(await catalog.getProduct(site, key, lookupOptions))), requestId);
     }
   }
 
-  async function runImport(req: IncomingMessage, res: ServerResponse, grant: Grant, kind: ImportKind, query: string) {
+  async function runImport(
+    req: IncomingMessage,
+    res: ServerResponse,
+    grant: Grant,
+    kind: ImportKind,
+    query: string,
+    requestId: string,
+  ) {
     const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
     requireJson(req.headers["content-type"]);
     checkDeclaredSize(req, maxBodyBytes);
-    await imports.run(() => applyImport(req, res, grant, kind, dryRun));
+    // The body is read outside the import limiter: a slow client holds a place of its own token
+    // and bytes of the budget, never the limiter's slots that every token's imports need.
+    const declared = Number(req.headers["content-length"]);
+    const release = await admission.admit(grant, Number.isSafeInteger(declared) ? declared : maxBodyBytes, req);
+    try {
+      const body = await readBody(req, res, maxBodyBytes, idleMs);
+      await imports.run(() => applyImport(req, res, grant, kind, dryRun, body, requestId));
+    } finally {
+      release();
+    }
   }
 
   async function applyImport(
@@ -166,8 +205,10 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     grant: Grant,
     kind: ImportKind,
     dryRun: boolean,
+    body: Buffer,
+    requestId: string,
   ) {
-    const envelope = readEnvelope(parseJson(await readBody(req, res, maxBodyBytes)), FIELD[kind]);
+    const envelope = readEnvelope(parseJson(body), FIELD[kind]);
     const extra = envelope.deprecated ? DEPRECATION : undefined;
     try {
       if (envelope.problems.length > 0) {
@@ -181,13 +222,19 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
           : kind === "csv"
             ? await catalog.importCsv(site, envelope.payload, importOptions)
             : await catalog.importProduct(site, envelope.payload, importOptions);
-      sendJson(res, summaryText(summary), extra);
+      sendJson(res, summaryText(summary), requestId, extra);
     } catch (error) {
-      fail(req, res, error, extra);
+      fail(req, res, error, requestId, extra);
     }
   }
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
+  async function dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: string,
+    requestId: string,
+  ): Promise<void> {
     const resource = matchRoute(path);
     if (resource === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
     const method = req.method === "HEAD" ? "GET" : req.method;
@@ -201,7 +248,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       else if (method === "GET" || method === "DELETE") rawId = "bulk";
     } else if (kind === "health" || kind === "openapi") {
       if (method === "GET") {
-        if (kind === "health") return health(req, res);
+        if (kind === "health") return health(req, res, requestId);
         openapi ??= JSON.stringify(
           buildOpenApi({
             maxBodyBytes,
@@ -209,7 +256,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
             notFoundStatus,
           }),
         );
-        return sendJson(res, openapi);
+        return sendJson(res, openapi, requestId);
       }
     } else if (method === "POST") importKind = kind;
 
@@ -219,20 +266,21 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       });
     }
     const grant = authenticate(req.headers[TOKEN_HEADER]);
-    if (rawId !== undefined) return lookup(res, grant, rawId, query, method === "DELETE");
-    return runImport(req, res, grant, importKind as ImportKind, query);
+    if (rawId !== undefined) return lookup(res, grant, rawId, query, method === "DELETE", requestId);
+    return runImport(req, res, grant, importKind as ImportKind, query, requestId);
   }
 
   return async function handleCatalogRequest(req, res) {
     const started = accessLog === undefined ? 0 : performance.now();
+    const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]) ?? nextRequestId();
     const target = req.url ?? "/";
     const queryAt = target.indexOf("?");
     const path = pathOf(target, queryAt);
     try {
-      await dispatch(req, res, path, queryAt === -1 ? "" : target.slice(queryAt + 1));
+      await dispatch(req, res, path, queryAt === -1 ? "" : target.slice(queryAt + 1), requestId);
     } catch (error) {
       try {
-        fail(req, res, error);
+        fail(req, res, error, requestId);
       } catch (sendError) {
         onError(sendError, req);
         res.destroy();
@@ -240,7 +288,13 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     }
     if (accessLog !== undefined) {
       try {
-        accessLog({ method: req.method ?? "", path, status: res.statusCode, durationMs: performance.now() - started });
+        accessLog({
+          method: req.method ?? "",
+          path,
+          status: res.statusCode,
+          durationMs: performance.now() - started,
+          requestId,
+        });
       } catch (logError) {
         onError(logError, req);
       }

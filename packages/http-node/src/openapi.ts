@@ -64,6 +64,13 @@ const parameters = {
     schema: { type: "string", enum: ["id", "sku"] },
     description: "Match only this field; without it the id is tried first, then the sku",
   },
+  requestId: {
+    name: "X-Request-Id",
+    in: "header",
+    required: false,
+    schema: { type: "string", pattern: "^[A-Za-z0-9_.~:-]{1,128}$" },
+    description: "Your id for the request, echoed back and logged; anything else is replaced by a generated id",
+  },
   dryRun: {
     name: "dryRun",
     in: "query",
@@ -73,8 +80,11 @@ const parameters = {
   },
 };
 
+const REQUEST_ID_HEADER = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
+
 const problem = (description: string) => ({
   description,
+  headers: REQUEST_ID_HEADER,
   content: { "application/problem+json": { schema: ref("Problem") } },
 });
 
@@ -87,13 +97,14 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     "401": problem("Access token missing or invalid (`UNAUTHORIZED`)"),
     "503": {
       ...problem("Storage unavailable (`STORAGE_UNAVAILABLE`)"),
-      headers: { "Retry-After": { schema: { type: "integer", example: RETRY_AFTER_SECONDS } } },
+      headers: { ...REQUEST_ID_HEADER, "Retry-After": { schema: { type: "integer", example: RETRY_AFTER_SECONDS } } },
     },
   };
   const importResponses = {
     "200": {
       description: "Products imported (or, with dryRun, checked and counted)",
       headers: {
+        ...REQUEST_ID_HEADER,
         Deprecation: {
           description: "`true` when the request used the deprecated siteId/siteType body fields",
           schema: { type: "string" },
@@ -106,12 +117,13 @@ export function buildOpenApi(settings: OpenApiSettings): object {
         (notFound === "400" ? ", `SITE_NOT_FOUND`" : ""),
     ),
     ...(notFound === "404" ? { "404": problem("`SITE_NOT_FOUND`") } : {}),
+    "408": problem("`REQUEST_TIMEOUT`: the body sent nothing for too long; the connection is closed"),
     "413": problem("`PAYLOAD_TOO_LARGE` or `TOO_MANY_PRODUCTS`; the body carries `limit` and `received`"),
     "415": problem("`UNSUPPORTED_MEDIA_TYPE`: the body must be application/json"),
     ...common,
   };
   const lookupResponses = (success: object) => ({
-    "200": success,
+    "200": { ...success, headers: REQUEST_ID_HEADER },
     "400": problem("`VALIDATION_FAILED`" + (notFound === "400" ? ", `SITE_NOT_FOUND`, `PRODUCT_NOT_FOUND`" : "")),
     ...(notFound === "404" ? { "404": problem("`SITE_NOT_FOUND`, `PRODUCT_NOT_FOUND`") } : {}),
     ...common,
@@ -119,7 +131,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
   const importOperation = (operationId: string, summary: string, schema: string) => ({
     operationId,
     summary,
-    parameters: [{ $ref: "#/components/parameters/dryRun" }],
+    parameters: [{ $ref: "#/components/parameters/dryRun" }, { $ref: "#/components/parameters/requestId" }],
     requestBody: { required: true, content: json(ref(schema)) },
     responses: importResponses,
   });
@@ -127,6 +139,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     { $ref: "#/components/parameters/productId" },
     ...siteQuery,
     { $ref: "#/components/parameters/by" },
+    { $ref: "#/components/parameters/requestId" },
   ];
 
   return {
@@ -185,6 +198,12 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     components: {
       securitySchemes: { ServiceAccessToken: { type: "apiKey", in: "header", name: "X-Service-Access-Token" } },
       parameters,
+      headers: {
+        RequestId: {
+          description: "The request's id: the client's X-Request-Id when valid, else a generated one",
+          schema: { type: "string" },
+        },
+      },
       schemas: {
         Product: withoutDialect(Product),
         ProductView: withoutDialect(ProductView),
@@ -238,6 +257,10 @@ export function buildOpenApi(settings: OpenApiSettings): object {
               },
             },
             errorCount: { type: "integer", description: "Number of problems found; errors lists at most 100" },
+            instance: {
+              type: "string",
+              description: "`urn:catalog-kit:request:<id>`, with the id of the X-Request-Id response header",
+            },
             limit: { type: "integer" },
             received: { type: "integer" },
           },

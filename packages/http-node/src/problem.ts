@@ -6,6 +6,7 @@ export type HttpErrorCode =
   | "UNAUTHORIZED"
   | "INVALID_JSON"
   | "PAYLOAD_TOO_LARGE"
+  | "REQUEST_TIMEOUT"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
@@ -58,6 +59,7 @@ const STATUS: Record<ProblemCode, number> = {
   PRODUCT_NOT_FOUND: 400,
   SKU_CONFLICT: 400,
   PAYLOAD_TOO_LARGE: 413,
+  REQUEST_TIMEOUT: 408,
   TOO_MANY_PRODUCTS: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   NOT_FOUND: 404,
@@ -76,6 +78,7 @@ const TITLE: Record<ProblemCode, string> = {
   PRODUCT_NOT_FOUND: "Product not found",
   SKU_CONFLICT: "SKU conflict",
   PAYLOAD_TOO_LARGE: "Request body too large",
+  REQUEST_TIMEOUT: "Request body stalled",
   TOO_MANY_PRODUCTS: "Too many products",
   UNSUPPORTED_MEDIA_TYPE: "Unsupported media type",
   NOT_FOUND: "Not found",
@@ -107,6 +110,8 @@ export interface ProblemBody {
   readonly code: ProblemCode;
   readonly errors: readonly ProblemEntry[];
   readonly errorCount: number;
+  /** `urn:catalog-kit:request:<id>`, the id of the `X-Request-Id` response header, to find the request in the log. */
+  readonly instance?: string;
   readonly limit?: number;
   readonly received?: number;
 }
@@ -179,16 +184,22 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
   return { status, body, headers };
 }
 
-/** Sends a problem response; `extra` headers (such as `Deprecation`) are added. */
+/**
+ * Sends a problem response; `extra` headers (such as `Deprecation`) are added. The request id
+ * goes into the `X-Request-Id` header and, as `urn:catalog-kit:request:<id>`, the body's `instance`.
+ */
 export function sendProblem(
   res: ServerResponse,
   problem: ProblemResponse,
+  requestId: string,
   extra?: Readonly<Record<string, string>>,
 ): void {
-  const text = JSON.stringify(problem.body);
+  const body: ProblemBody = { ...problem.body, instance: `urn:catalog-kit:request:${requestId}` };
+  const text = JSON.stringify(body);
   res.writeHead(problem.status, {
     ...problem.headers,
     ...extra,
+    "x-request-id": requestId,
     "content-type": "application/problem+json",
     "content-length": Buffer.byteLength(text),
   });

@@ -39,6 +39,11 @@ const validConfig = {
   limits: { maxBodyBytes: 52428800, maxProductsPerRequest: 100000 },
 };
 
+/** The access-log lines (JSON objects) among a server's stdout. */
+function accessLinesOf(stdout: string): string[] {
+  return stdout.split("\n").filter((line) => line.startsWith('{"time":'));
+}
+
 describe("demo mode (no CATALOG_CONFIG)", () => {
   it("prints a token and curl lines that work as printed", async () => {
     const server = cli();
@@ -58,12 +63,20 @@ describe("demo mode (no CATALOG_CONFIG)", () => {
     expect(read.status).toBe(200);
     expect(await read.json()).toMatchObject({ id: "demo-1", sku: "DEMO-SKU-1" });
 
-    const logged = await server.waitForOutput(/GET \/external\/product\/v1\/demo-1 200 /);
-    const accessLines = logged.split("\n").filter((line) => / (GET|POST) \//.test(line));
+    const logged = await server.waitForOutput(/"method":"GET","path":"\/external\/product\/v1\/demo-1","status":200,/);
+    const accessLines = accessLinesOf(logged);
     expect(accessLines).toHaveLength(2);
     for (const line of accessLines) {
       expect(line).not.toContain(token);
       expect(line).not.toContain("?");
+      expect(JSON.parse(line)).toEqual({
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        method: expect.stringMatching(/^(GET|POST)$/),
+        path: expect.stringMatching(/^\/external\/product\/v1/),
+        status: 200,
+        durationMs: expect.any(Number),
+        requestId: expect.stringMatching(/^[\w.~:-]+$/),
+      });
     }
   });
 
@@ -99,6 +112,7 @@ describe("CATALOG_CONFIG", () => {
     ["an unknown adapter", { ...validConfig, storage: { adapter: "mongo" } }, "storage.adapter"],
     ["a redis storage with no url", { ...validConfig, storage: { adapter: "redis" } }, "storage"],
     ["a bad notFoundStatus", { ...validConfig, notFoundStatus: 410 }, "notFoundStatus"],
+    ["a bad accessLog", { ...validConfig, accessLog: "yes" }, "accessLog: Must be true or false"],
     [
       "a token site that is not configured",
       { ...validConfig, tokens: [{ token: "t", sites: [{ siteId: "x", siteType: "y" }] }] },
@@ -185,7 +199,32 @@ describe("graceful shutdown", () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ created: 1 });
     expect(await server.exited).toBe(0);
-    expect(server.stdout()).toContain("POST /external/product/v1 200");
+    expect(server.stdout()).toContain('"method":"POST","path":"/external/product/v1","status":200');
+  });
+
+  it("on SIGTERM, writes every access-log line still queued before it exits", async () => {
+    const server = cli();
+    const out = await server.waitForOutput(/Read it back:/);
+    const url = /listening on (http:\S+)/.exec(out)?.[1] as string;
+    const ids = Array.from({ length: 25 }, (_, i) => `flush-${i}`);
+    for (const id of ids) await fetch(`${url}/healthz`, { headers: { "x-request-id": id } });
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    const logged = accessLinesOf(server.stdout()).map((line) => (JSON.parse(line) as { requestId: string }).requestId);
+    expect(logged).toEqual(ids);
+  });
+
+  it("writes no access log with ACCESS_LOG=off, and refuses a bad ACCESS_LOG", async () => {
+    const server = cli({ ACCESS_LOG: "off" });
+    const out = await server.waitForOutput(/Read it back:/);
+    const url = /listening on (http:\S+)/.exec(out)?.[1] as string;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(accessLinesOf(server.stdout())).toEqual([]);
+    const bad = cli({ ACCESS_LOG: "maybe" });
+    expect(await bad.exited).not.toBe(0);
+    expect(bad.stderr()).toContain("ACCESS_LOG");
   });
 
   it("on SIGINT with nothing in flight, exits with 0 at once", async () => {

@@ -28,6 +28,7 @@ describe("parseConfig", () => {
       ...contractExample,
       limits: { ...contractExample.limits, maxConcurrentImports: 4 },
       notFoundStatus: 400,
+      accessLog: true,
     });
     const minimal = parseConfig({ sites: contractExample.sites, tokens: [{ token: "t", sites: "*" }] });
     expect(minimal).toMatchObject({
@@ -59,6 +60,13 @@ describe("parseConfig", () => {
     expect(issues.join("\n")).toMatch(/^tokens\[0\]\.token: /m);
     expect(issues.join("\n")).toMatch(/^tokens\[0\]\.scope: Unknown key$/m);
     expect(issues.join("\n")).toMatch(/^limits\.maxBodyBytes: Must be an integer$/m);
+  });
+
+  it("takes the fairness limits, and names a misspelt or bad one", () => {
+    const limits = { maxUploadsPerToken: 1, bodyBytesInFlight: 1_000_000, bodyIdleTimeoutMs: 5_000 };
+    expect(parseConfig({ ...contractExample, limits }).limits).toMatchObject(limits);
+    const issues = issuesOf({ ...contractExample, limits: { bodyIdleTimeout: 5_000, maxUploadsPerToken: 0 } });
+    expect(issues).toEqual(["limits.maxUploadsPerToken: Must be at least 1", "limits.bodyIdleTimeout: Unknown key"]);
   });
 
   it("checks that token sites and default sites are configured sites of the token", () => {

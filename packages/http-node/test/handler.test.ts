@@ -649,8 +649,14 @@ describe("access log", () => {
     await server.request("GET", productPath("g-1", SITE_A), admin);
     await server.request("GET", "/nowhere?token=1");
     expect(server.log).toEqual([
-      { method: "GET", path: "/external/product/v1/g-1", status: 200, durationMs: expect.any(Number) },
-      { method: "GET", path: "/nowhere", status: 404, durationMs: expect.any(Number) },
+      {
+        method: "GET",
+        path: "/external/product/v1/g-1",
+        status: 200,
+        durationMs: expect.any(Number),
+        requestId: expect.any(String),
+      },
+      { method: "GET", path: "/nowhere", status: 404, durationMs: expect.any(Number), requestId: expect.any(String) },
     ]);
     expect(JSON.stringify(server.log)).not.toContain(TOKENS.admin);
   });

@@ -148,7 +148,7 @@ describe("Expect: 100-continue", () => {
 });
 
 describe("concurrent imports", () => {
-  it("run at most maxConcurrentImports at once; the rest wait unread, and an oversized one is refused at once", async () => {
+  it("apply at most maxConcurrentImports at once; the rest are read and wait, and an oversized one is refused at once", async () => {
     const memory = createMemoryStore();
     let upserts = 0;
     let open: () => void = () => {};
@@ -170,12 +170,14 @@ describe("concurrent imports", () => {
         json: { ...SITE_A, product: product("first") },
       });
       await vi.waitFor(() => expect(upserts).toBe(1));
-      // Its body is not read while the first holds the only slot: the client waits for 100 Continue.
+      // Its body is read at once (a slow client must not hold the slot), then waits for the slot.
       const body = JSON.stringify({ ...SITE_A, product: product("second") });
       const waiting = await openRaw(limited.url);
       await waiting.write(
         head("/external/product/v1", { ...auth, "Content-Length": body.length, Expect: "100-continue" }),
       );
+      await waiting.waitFor((received) => received.startsWith("HTTP/1.1 100 Continue\r\n\r\n"));
+      await waiting.write(body);
       const oversized = await limited.request("POST", "/external/product/v1", {
         token: TOKENS.admin,
         headers: { "content-type": "application/json" },
@@ -183,13 +185,11 @@ describe("concurrent imports", () => {
       });
       expect(oversized.status).toBe(413);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(waiting.received()).toBe("");
+      expect(hasCompleteResponse(waiting.received().slice(25))).toBe(false);
       expect(upserts).toBe(1);
 
       open();
       expect((await first).status).toBe(200);
-      await waiting.waitFor((received) => received.startsWith("HTTP/1.1 100 Continue\r\n\r\n"));
-      await waiting.write(body);
       const answer = await waiting.waitFor((received) => hasCompleteResponse(received.slice(25)));
       expect(parseRawResponse(answer.slice(25)).status).toBe(200);
       waiting.destroy();

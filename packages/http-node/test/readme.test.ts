@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { afterAll, expect, it } from "vitest";
 import { type CliProcess, startCli, stopCli } from "./support/cli-process.ts";
 import { parseCurl, performCurl } from "./support/curl.ts";
-import { docSteps } from "./support/doc-steps.ts";
+import { docSteps, expectedFor } from "./support/doc-steps.ts";
 
 const DOC_URL = "http://127.0.0.1:3000";
 let server: CliProcess | undefined;
@@ -20,6 +20,6 @@ it("README.md: every curl of the tour answers, in demo mode, what the README sho
     const response = await performCurl(parseCurl(command.replaceAll(DOC_URL, url).replaceAll("$TOKEN", token)));
     const body = await response.json();
     expect({ command, status: response.status }).toEqual({ command, status });
-    if (expected !== undefined) expect(body).toEqual(expected);
+    if (expected !== undefined) expect(body).toEqual(expectedFor(expected, response.headers.get("x-request-id")));
   }
 });

@@ -1,0 +1,93 @@
+import type { IncomingMessage } from "node:http";
+import { ClientGoneError } from "./body.ts";
+
+/** Default of `HandlerOptions.maxUploadsPerToken`. */
+export const DEFAULT_MAX_UPLOADS_PER_TOKEN = 2;
+/** Default of `HandlerOptions.bodyBytesInFlight`, as a multiple of `maxBodyBytes`. */
+export const DEFAULT_BODY_BUDGET_FACTOR = 4;
+
+/** Gives back what `admit` reserved; calling it twice gives back once. */
+export type Release = () => void;
+
+/**
+ * Who may start reading a request body. A body is admitted when its token reads fewer than
+ * `perToken` bodies and the bytes it may hold fit the global budget; the rest wait their turn,
+ * unread. A slow client then holds its own token's places and at most `perToken` bodies' worth of
+ * the budget, never a place another token needs.
+ */
+export interface Admission {
+  /**
+   * Resolves when `owner` may read a body of up to `bytes` bytes; rejects with `ClientGoneError`
+   * when the client leaves while waiting.
+   */
+  admit(owner: object, bytes: number, req: IncomingMessage): Promise<Release>;
+}
+
+interface Waiter {
+  readonly owner: object;
+  readonly bytes: number;
+  readonly grant: () => void;
+}
+
+/** Creates the admission of request bodies: `perToken` at once per token, `budget` bytes at once in all. */
+export function createAdmission(perToken: number, budget: number): Admission {
+  if (!Number.isSafeInteger(perToken) || perToken < 1) {
+    throw new RangeError(`maxUploadsPerToken must be a positive integer; got ${perToken}`);
+  }
+  if (!Number.isSafeInteger(budget) || budget < 1) {
+    throw new RangeError(`bodyBytesInFlight must be a positive integer; got ${budget}`);
+  }
+  const reading = new Map<object, number>();
+  let used = 0;
+  let waiting: Waiter[] = [];
+
+  const fits = (owner: object, bytes: number) => (reading.get(owner) ?? 0) < perToken && used + bytes <= budget;
+
+  function take(owner: object, bytes: number): Release {
+    reading.set(owner, (reading.get(owner) ?? 0) + 1);
+    used += bytes;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (reading.get(owner) ?? 1) - 1;
+      if (left === 0) reading.delete(owner);
+      else reading.set(owner, left);
+      used -= bytes;
+      // Any waiter that now fits goes, in arrival order: a large body waiting for room never
+      // holds back a small one of another token.
+      if (waiting.length > 0) {
+        const still: Waiter[] = [];
+        for (const waiter of waiting) {
+          if (fits(waiter.owner, waiter.bytes)) waiter.grant();
+          else still.push(waiter);
+        }
+        waiting = still;
+      }
+    };
+  }
+
+  return {
+    admit(owner, bytes, req) {
+      // A body larger than the whole budget could never be admitted: it waits for the whole budget.
+      const reserved = Math.min(bytes, budget);
+      if (fits(owner, reserved)) return Promise.resolve(take(owner, reserved));
+      return new Promise<Release>((resolve, reject) => {
+        const onGone = () => {
+          waiting = waiting.filter((waiter) => waiter !== entry);
+          reject(new ClientGoneError("The client closed the connection while its body waited to be read"));
+        };
+        const entry: Waiter = {
+          owner,
+          bytes: reserved,
+          grant: () => {
+            req.off("close", onGone);
+            resolve(take(owner, reserved));
+          },
+        };
+        req.once("close", onGone);
+        waiting.push(entry);
+      });
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import { createAccessLog, formatAccessLog } from "../src/access-log.ts";
+import type { AccessLogEntry } from "../src/index.ts";
+
+const entry = (requestId: string, path = "/healthz"): AccessLogEntry => ({
+  method: "GET",
+  path,
+  status: 200,
+  durationMs: 0.123456,
+  requestId,
+});
+
+describe("formatAccessLog", () => {
+  test.prop([fc.string({ unit: "binary" })])("is one line of JSON whatever the path holds", (path) => {
+    const line = formatAccessLog(entry("r-1", path), new Date(0));
+    expect(line).not.toContain("\n");
+    expect(JSON.parse(line)).toEqual({
+      time: "1970-01-01T00:00:00.000Z",
+      method: "GET",
+      path: JSON.parse(JSON.stringify(path)),
+      status: 200,
+      durationMs: 0.12,
+      requestId: "r-1",
+    });
+  });
+});
+
+describe("createAccessLog", () => {
+  it("writes queued lines in one batch, after the interval or at once when the buffer is full", async () => {
+    const writes: string[] = [];
+    const log = createAccessLog((text) => writes.push(text), { flushIntervalMs: 20, maxBufferChars: 10_000 });
+    for (let i = 0; i < 50; i++) log.log(entry(`r-${i}`));
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(writes).toHaveLength(1);
+    expect((writes[0] as string).trimEnd().split("\n")).toHaveLength(50);
+
+    for (let i = 0; i < 200; i++) log.log(entry(`s-${i}`));
+    expect(writes.length).toBeGreaterThan(1); // a full buffer does not wait for the timer
+    log.flush();
+    const lines = writes.join("").trimEnd().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { requestId: string }).requestId)).toEqual([
+      ...Array.from({ length: 50 }, (_, i) => `r-${i}`),
+      ...Array.from({ length: 200 }, (_, i) => `s-${i}`),
+    ]);
+    const before = writes.length;
+    log.flush();
+    expect(writes).toHaveLength(before); // nothing queued: no empty write
+  });
+});
