@@ -51,6 +51,20 @@ const StorageSchema = v.pipe(
           ),
         ),
         keyPrefix: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")), "catalog"),
+        waitForReplicas: v.optional(
+          v.strictObject({
+            replicas: v.pipe(
+              v.number("Must be a number"),
+              v.integer("Must be an integer"),
+              v.minValue(1, "Must be at least 1"),
+            ),
+            timeoutMs: v.pipe(
+              v.number("Must be a number"),
+              v.integer("Must be an integer"),
+              v.minValue(1, "Must be at least 1"),
+            ),
+          }),
+        ),
       }),
     ],
     'Must be { "adapter": "memory" } or { "adapter": "redis", ... }',

@@ -62,7 +62,10 @@ export interface HandlerOptions {
   readonly notFoundStatus?: 400 | 404;
   /** Called once per answered request, after the response was handed to the socket. */
   readonly accessLog?: (entry: AccessLogEntry) => void;
-  /** Called with every failure that became a 500 or a failed health check; defaults to `console.error`. */
+  /**
+   * Called with every failure that became a 500 or a 503 (its `cause` names what failed, which
+   * the answer does not), and with failed health checks; defaults to `console.error`.
+   */
   readonly onError?: (error: unknown, req: IncomingMessage) => void;
 }
 
@@ -128,7 +131,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       res.statusCode = 499; // nothing is sent; the access log shows that the client left
       return;
     }
-    if (isInternal(error)) onError(error, req);
+    if (isInternal(error) || isCatalogError(error, "STORAGE_UNAVAILABLE")) onError(error, req);
     if (res.headersSent || res.destroyed) return;
     const headers = bodyPending(req) ? { ...extra, ...CLOSE } : extra;
     sendProblem(res, toProblem(error, notFoundStatus), requestId, headers);

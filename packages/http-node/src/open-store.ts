@@ -3,9 +3,10 @@ import type { StorageConfig } from "./config.ts";
 
 /** The agreed factory of `@catalog-kit/adapter-redis`. */
 type CreateRedisStore = (
-  options:
-    | { readonly url: string; readonly keyPrefix: string }
-    | { readonly cluster: readonly string[]; readonly keyPrefix: string },
+  options: ({ readonly url: string } | { readonly cluster: readonly string[] }) & {
+    readonly keyPrefix: string;
+    readonly waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number };
+  },
 ) => CatalogStore | Promise<CatalogStore>;
 
 async function importAdapter(name: string, adapter: string): Promise<Record<string, unknown>> {
@@ -29,8 +30,9 @@ export async function openStore(storage: StorageConfig): Promise<CatalogStore> {
   const name = "@catalog-kit/adapter-redis";
   const createRedisStore = (await importAdapter(name, "redis")).createRedisStore as CreateRedisStore | undefined;
   if (typeof createRedisStore !== "function") throw new Error(`${name} does not export createRedisStore`);
-  const { keyPrefix } = storage;
+  const { keyPrefix, waitForReplicas } = storage;
+  const tuning = waitForReplicas === undefined ? { keyPrefix } : { keyPrefix, waitForReplicas };
   return createRedisStore(
-    storage.cluster === undefined ? { url: storage.url as string, keyPrefix } : { cluster: storage.cluster, keyPrefix },
+    storage.cluster === undefined ? { url: storage.url as string, ...tuning } : { cluster: storage.cluster, ...tuning },
   );
 }

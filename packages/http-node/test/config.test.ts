@@ -46,6 +46,20 @@ describe("parseConfig", () => {
       storage: { adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" },
     });
     expect(cluster.storage).toEqual({ adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" });
+    const waiting = {
+      adapter: "redis",
+      url: "redis://r:6379",
+      keyPrefix: "p",
+      waitForReplicas: { replicas: 1, timeoutMs: 500 },
+    };
+    expect(parseConfig({ ...contractExample, storage: waiting }).storage).toEqual(waiting);
+    expect(
+      issuesOf({ ...contractExample, storage: { ...waiting, waitForReplicas: { replicas: 0, timeout: 5 } } }),
+    ).toEqual([
+      "storage.waitForReplicas.replicas: Must be at least 1",
+      "storage.waitForReplicas.timeoutMs: Required key is missing",
+      "storage.waitForReplicas.timeout: Unknown key",
+    ]);
   });
 
   it("names every offending key path at once", () => {

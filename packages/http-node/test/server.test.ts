@@ -28,7 +28,8 @@ function failingStore(failure: () => unknown): CatalogStore & { failing: boolean
 
 describe("storage failures", () => {
   it("answer 503 STORAGE_UNAVAILABLE with Retry-After, on /healthz and on product endpoints", async () => {
-    const store = failingStore(() => new CatalogError("STORAGE_UNAVAILABLE", "Redis does not answer"));
+    const cause = new Error("connect ECONNREFUSED 10.1.2.3:6379");
+    const store = failingStore(() => new CatalogError("STORAGE_UNAVAILABLE", "Redis does not answer", { cause }));
     const server = await startTestServer({ store });
     try {
       store.failing = true;
@@ -41,6 +42,9 @@ describe("storage failures", () => {
         expect(response.headers.get("retry-after")).toBe("5");
         expect(await response.json()).toMatchObject({ status: 503, code: "STORAGE_UNAVAILABLE" });
       }
+      // The operator's log gets what failed, with its cause; the answers never name it.
+      expect(server.errors).toHaveLength(3);
+      expect(server.errors.every((error) => (error as Error).cause === cause)).toBe(true);
       store.failing = false;
       expect((await server.request("GET", "/healthz")).status).toBe(200);
     } finally {
