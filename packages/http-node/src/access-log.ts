@@ -17,7 +17,11 @@ function line(entry: AccessLogEntry, time: string): string {
 export interface AccessLogOptions {
   /** Lines are written at the latest this many milliseconds after they were logged; default 200. */
   readonly flushIntervalMs?: number;
-  /** Lines are written as soon as this many characters wait; default 65,536. */
+  /**
+   * Lines are written as soon as this many characters wait; default 16,384. Larger batches cost
+   * more, not less: lines kept longer survive garbage collections (measured: 64 KiB cost about
+   * 0.4 µs a request more than 16 KiB, 512 KiB about 2 µs more).
+   */
   readonly maxBufferChars?: number;
 }
 
@@ -35,7 +39,7 @@ export interface AccessLog {
  */
 export function createAccessLog(write: (text: string) => void, options: AccessLogOptions = {}): AccessLog {
   const interval = options.flushIntervalMs ?? 200;
-  const maxChars = options.maxBufferChars ?? 65_536;
+  const maxChars = options.maxBufferChars ?? 16_384;
   let buffer = "";
   let timer: NodeJS.Timeout | undefined;
   // Under load many requests end in the same millisecond: format its time once.
