@@ -18,8 +18,9 @@ export function createMapStore(): CatalogStore {
   const skus = new Map<string, string>(); // site + sku -> id
   let closed = false;
 
-  // siteKey is JSON, in which a NUL character is always escaped: the separator cannot be forged.
-  const keyOf = (site: Site, key: string) => `${siteKey(site)}\u0000${key}`;
+  // siteKey is unique per site but may hold any character, so no separator after it is safe; the
+  // key's length in front says where the key ends and the site begins: no two pairs share a string.
+  const keyOf = (site: Site, key: string) => `${key.length}:${key}${siteKey(site)}`;
 
   function idOf(site: Site, key: string, by: KeyField | undefined): string | undefined {
     if (by !== "sku" && products.has(keyOf(site, key))) return key;

@@ -23,7 +23,10 @@ const GROUP = 32;
 export const MAX_CHUNK_CHARS = 2_000_000;
 
 // Each piece of JSON is written out as soon as it is made, so that it dies young; the
-// buffer is kept for the next chunk unless one huge product made it grow past this.
+// buffer is kept for the next chunk unless one huge product made it grow past this. One buffer
+// for the module, shared by every store, is safe: JavaScript runs one chunk builder at a time,
+// and `chunksOf` fills the scratch and copies it out with `take()` before it yields, so no two
+// writers ever interleave on it.
 const SCRATCH_MAX = 8_000_000;
 let scratch = Buffer.allocUnsafe(0);
 
