@@ -49,16 +49,10 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
+import { checkIndex, checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "@catalog-kit/adapter-redis/testing";
 import type { CatalogStore, Product, Site } from "@catalog-kit/catalog-core";
+import { haveRedisServer, INSTALL_HINT, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { Redis } from "ioredis";
-import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../packages/adapter-redis/src/keys.ts";
-import { checkIndex } from "../packages/adapter-redis/test/support/check-index.ts";
-import {
-  haveRedisServer,
-  INSTALL_HINT,
-  type RedisServer,
-  startRedisServer,
-} from "../packages/adapter-redis/test/support/redis-server.ts";
 import { type Answer, Connection, problemCode, sameProduct, Tally } from "./client.ts";
 import { generateProducts, seeded, toCsvContent } from "./data.ts";
 import { forget, killRedisOnExit, SLOW_MS, type Standalone, startStandalone } from "./standalone.ts";

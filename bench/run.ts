@@ -37,7 +37,7 @@ const SCENARIOS: readonly Scenario[] = [
     file: "scenarios/redis.ts",
     nodeArgs: ["--expose-gc"],
     requires: ["../packages/adapter-redis/src/index.ts"],
-    commands: ["redis-server", "redis-benchmark"],
+    commands: ["redis-server", "redis-cli", "redis-benchmark"],
     unavailable: ["bulk import into Redis (adapter-redis)", "longest single Redis script call"],
   },
   {

@@ -25,14 +25,12 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { checkIndex, checkKeyPrefix, siteKeys } from "@catalog-kit/adapter-redis/testing";
 import { type Product, type Site, toProductView } from "@catalog-kit/catalog-core";
+import { haveRedisServer, INSTALL_HINT, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { Redis } from "ioredis";
-import { checkKeyPrefix, siteKeys } from "../packages/adapter-redis/src/keys.ts";
-import { checkIndex } from "../packages/adapter-redis/test/support/check-index.ts";
-import { haveRedisServer, INSTALL_HINT } from "../packages/adapter-redis/test/support/redis-server.ts";
 import { type Answer, Connection, mb, problemCode, quantile, sameProduct, Tally } from "./client.ts";
 import { generateProducts, seeded, toCsvContent } from "./data.ts";
-import { type BenchRedis, startBenchRedis } from "./redis-server.ts";
 import {
   cpuSecondsOf,
   forget,
@@ -453,7 +451,7 @@ interface Outcome {
   readonly summary: string[];
 }
 
-async function soak(adapter: "memory" | "redis", server: Standalone, redis: BenchRedis | undefined): Promise<Outcome> {
+async function soak(adapter: "memory" | "redis", server: Standalone, redis: RedisServer | undefined): Promise<Outcome> {
   log(
     `${adapter}: ${CONNECTIONS} connections, ${CONNECTIONS * IDS} products, ${WARMUP_SECONDS} s warm-up, ${SECONDS} s load`,
   );
@@ -545,7 +543,7 @@ async function soak(adapter: "memory" | "redis", server: Standalone, redis: Benc
 }
 
 const outcomes: Outcome[] = [];
-let redis: BenchRedis | undefined;
+let redis: RedisServer | undefined;
 let redisPid: number | undefined;
 const servers: Standalone[] = [];
 let failed = false;
@@ -558,7 +556,7 @@ try {
   }
   if (ADAPTERS.includes("redis")) {
     if (!haveRedisServer) throw new Error(`${INSTALL_HINT}, or run only the memory part: --only memory`);
-    redis = await startBenchRedis();
+    redis = await startRedisServer();
     redisPid = await killRedisOnExit(redis.url);
     const storage = { adapter: "redis", url: redis.url, keyPrefix: KEY_PREFIX };
     starting.push(startStandalone("redis", config(storage)).then((s) => ["redis", s]));

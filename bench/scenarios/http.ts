@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import autocannon from "autocannon";
 import { generateProducts, toBulkBody, toCsvContent } from "../data.ts";
 import { median } from "../measure.ts";
 import { benchOptions } from "../options.ts";
-import { type BenchRedis, startBenchRedis } from "../redis-server.ts";
 import { emit, progress, type Row } from "../report.ts";
 import { KEY_PREFIX, SITE, TOKEN } from "../servers/shared.ts";
 import { haveWrk, runWrk, writeGetScript } from "../wrk.ts";
@@ -286,7 +286,7 @@ const CSV: Load = {
 };
 
 const rows: Row[] = [];
-let redis: BenchRedis | undefined;
+let redis: RedisServer | undefined;
 const servers: Running[] = [];
 try {
   const bareFixed = await startServer("servers/bare-fixed.ts");
@@ -294,7 +294,7 @@ try {
   servers.push(bareFixed, bareParse);
   const haveRedis = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
   if (haveRedis) {
-    redis = await startBenchRedis();
+    redis = await startRedisServer();
     // Redis is loaded once, here; memory servers load their own copy of the same products.
     const loader = createCatalog({ store: createRedisStore({ url: redis.url, keyPrefix: KEY_PREFIX }), sites: [SITE] });
     await loader.importProducts(SITE, products);

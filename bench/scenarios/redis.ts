@@ -7,11 +7,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { type Catalog, createCatalog, type Product, type Site } from "@catalog-kit/catalog-core";
+import { startRedisServer } from "@catalog-kit/test-support";
 import { Redis } from "ioredis";
 import { generateProducts, toBulkBody } from "../data.ts";
 import { median } from "../measure.ts";
 import { benchOptions } from "../options.ts";
-import { startBenchRedis } from "../redis-server.ts";
 import { emit, progress } from "../report.ts";
 
 const run = promisify(execFile);
@@ -24,7 +24,7 @@ const benchmarkRequests = quick ? 20_000 : 200_000;
 const rounds = quick ? { warmup: 1, iterations: 2 } : { warmup: 1, iterations: 5 };
 const site: Site = { siteType: "bench", siteId: "shop-1" };
 
-const redis = await startBenchRedis();
+const redis = await startRedisServer();
 const admin = new Redis({ port: redis.port, host: "127.0.0.1" });
 const client = new Redis({ port: redis.port, host: "127.0.0.1" });
 const store = createRedisStore({ url: redis.url, keyPrefix: "bench" });
@@ -275,7 +275,7 @@ await admin.config("SET", "slowlog-log-slower-than", "10000");
 
 // The cost of `waitForReplicas`: the same writes against a primary with one replica, with and
 // without waiting for it, in alternating rounds.
-const replica = await startBenchRedis(["--replicaof", "127.0.0.1", String(redis.port)]);
+const replica = await startRedisServer({ args: ["--replicaof", "127.0.0.1", String(redis.port)] });
 const replicaAdmin = new Redis({ port: replica.port, host: "127.0.0.1" });
 while (!String(await replicaAdmin.info("replication")).includes("master_link_status:up")) await sleep(50);
 const waiting = createCatalog({

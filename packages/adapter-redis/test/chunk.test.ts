@@ -1,5 +1,7 @@
 import { encodeProduct, type Product } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { fc, test } from "@fast-check/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -7,8 +9,6 @@ import { type Chunk, chunksOf, MAX_CHUNK_CHARS } from "../src/chunk.ts";
 import { siteKeys } from "../src/keys.ts";
 import { runScript, UPSERT } from "../src/scripts.ts";
 import { product } from "./support/products.ts";
-import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 // Ids, skus and text built from what the chunk format cuts on: quotes, backslashes, braces,
 // the very separator '},{"id":' and the key that follows an id, plus control characters

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type CatalogStore, isCatalogError, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisCluster, type RedisServer, startRedisCluster, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { product } from "./support/products.ts";
-import { type RedisCluster, type RedisServer, startRedisCluster, startRedisServer } from "./support/redis-server.ts";
 import { settle } from "./support/wait.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 // A health check that answers "fine" while a third of the sites cannot be read sends traffic to
 // a broken instance; and error messages end up in HTTP responses and logs of the service's

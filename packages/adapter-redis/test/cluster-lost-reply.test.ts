@@ -1,14 +1,14 @@
 import { type CatalogStore, isCatalogError, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { freePort, type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { clusterClientOptions, createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
-import { freePort, type RedisCluster, startRedisCluster } from "./support/redis-server.ts";
 import { settle, until } from "./support/wait.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 // On a Cluster, ioredis treats a connection that closed under a command like a failover: it
 // waits `retryDelayOnFailover` and sends the command again. For a script whose reply was lost

@@ -1,15 +1,15 @@
 import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
-import { checkIndex, productIds } from "./support/check-index.ts";
+import { checkIndex, productIds } from "../src/testing/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product, realisticProduct } from "./support/products.ts";
-import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { settle } from "./support/wait.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 // Staging keys carry a TTL, so under a `volatile-*` maxmemory policy they are exactly what Redis
 // evicts first, whole keys at a time, between two script calls of one import. An import whose

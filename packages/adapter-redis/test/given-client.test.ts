@@ -1,13 +1,13 @@
 import { type CatalogStore, isCatalogError } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis, type RedisOptions } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
-import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { settle, until } from "./support/wait.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 // ioredis, left to its defaults, queues commands while disconnected and re-sends the ones whose
 // reply it never got once it reconnects. For a remove whose reply was lost, that means running

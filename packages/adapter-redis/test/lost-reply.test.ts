@@ -1,14 +1,14 @@
 import { type CatalogStore, isCatalogError, type Product } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
-import { checkIndex } from "./support/check-index.ts";
+import { checkIndex } from "../src/testing/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
-import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { settle, until } from "./support/wait.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 // A reply lost on the way back (a connection reset after Redis ran the command) is the one
 // failure after which the client cannot know whether its write happened. The store must say

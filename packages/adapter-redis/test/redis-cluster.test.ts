@@ -1,14 +1,14 @@
 import { isDeepStrictEqual as isEqual } from "node:util";
 import { encodeProduct, isCatalogError } from "@catalog-kit/catalog-core";
 import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clusterClientOptions, createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, importKeys, siteKeys } from "../src/keys.ts";
-import { checkIndex } from "./support/check-index.ts";
+import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
-import { type RedisCluster, startRedisCluster } from "./support/redis-server.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 describeWithRedis("Redis store on a 3-master cluster", () => {
   let cluster: RedisCluster;

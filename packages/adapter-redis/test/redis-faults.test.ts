@@ -1,13 +1,13 @@
 import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
-import { checkIndex, productIds } from "./support/check-index.ts";
+import { checkIndex, productIds } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
-import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 const PREFIX = "fault";
 const write = { dryRun: false } as const;

@@ -1,6 +1,8 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { type CatalogStore, encodeProduct, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
 import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { freePort, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -8,10 +10,8 @@ import { chunksOf } from "../src/chunk.ts";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, importKeys, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys.ts";
 import { ACQUIRE, COMMIT, RELEASE, runScript, STAGE } from "../src/scripts.ts";
-import { checkIndex } from "./support/check-index.ts";
+import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
-import { freePort, type RedisServer, startRedisServer } from "./support/redis-server.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 const write = { dryRun: false } as const;
 

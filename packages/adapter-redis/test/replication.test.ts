@@ -1,12 +1,12 @@
 import { type CatalogStore, isCatalogError } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
 import { product } from "./support/products.ts";
-import { type RedisServer, startRedisServer } from "./support/redis-server.ts";
 import { until } from "./support/wait.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 const write = { dryRun: false } as const;
 

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CatalogStore, Product, Site } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
-import { checkIndex } from "./support/check-index.ts";
+import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
-import { type RedisCluster, startRedisCluster } from "./support/redis-server.ts";
 import { settle } from "./support/wait.ts";
-import { describeWithRedis } from "./support/with-redis.ts";
 
 // Resharding moves a slot key by key while clients keep working. Between MIGRATING and the
 // last MIGRATE, a script whose keys are partly on the source and partly gone (a lock or staging

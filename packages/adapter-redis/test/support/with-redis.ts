@@ -1,21 +1,3 @@
-import { describe, test } from "vitest";
-import { haveRedisServer, INSTALL_HINT } from "./redis-server.ts";
-
-/**
- * `describe` for tests that need a real redis-server. Without one, CI (`CI=true`) fails with
- * an install hint; elsewhere the block is skipped, loudly.
- */
-export function describeWithRedis(name: string, body: () => void): void {
-  if (haveRedisServer) {
-    describe(name, body);
-  } else if (process.env.CI === "true") {
-    describe(name, () => {
-      test("redis-server is installed", () => {
-        throw new Error(INSTALL_HINT);
-      });
-    });
-  } else {
-    console.warn(`\n!!! SKIPPING "${name}": ${INSTALL_HINT}\n`);
-    describe.skip(name, body);
-  }
-}
+// Moved to @catalog-kit/test-support/vitest; this re-export stays only until http-node's
+// cli-redis test imports from there, and then goes.
+export { describeWithRedis } from "@catalog-kit/test-support/vitest";

@@ -1,11 +1,14 @@
+// Consistency checks of one site's Redis keys, for tests, the bench's fault runs, and operators
+// who want to verify a site after an incident: they read only, and never need the store.
 import { decodeProduct, type Site } from "@catalog-kit/catalog-core";
 import type { Cluster, Redis } from "ioredis";
-import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, type SiteKeys, siteKeys } from "../../src/keys.ts";
+import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, type SiteKeys, siteKeys } from "../keys.ts";
 
 /**
  * Walks every product and every index entry of a site and lists what disagrees: each sku entry
  * must point to a product holding that sku, each product's sku entry must point back, the
  * id → sku hash must match, and nothing may be left merging. An empty list means consistent.
+ * `keyPrefix` is the store's (`"catalog"` unless configured); it reads only, with any client.
  */
 export async function checkIndex(client: Redis | Cluster, keyPrefix: string, site: Site): Promise<string[]> {
   const keys = siteKeys(checkKeyPrefix(keyPrefix), site);

@@ -1,0 +1,13 @@
+// The shared test support of the workspace (tests and bench): private Redis servers and clusters.
+// Private, never built: it is imported as TypeScript source by vitest and tsx.
+export {
+  freePort,
+  haveRedisServer,
+  INSTALL_HINT,
+  type RedisCluster,
+  type RedisClusterOptions,
+  type RedisServer,
+  type RedisServerOptions,
+  startRedisCluster,
+  startRedisServer,
+} from "./redis-server.ts";
