@@ -1,1 +1,2 @@
+// @catalog-kit/adapter-memory: the in-memory store.
 export { createMemoryStore } from "./memory-store.ts";

@@ -1,3 +1,4 @@
+// The product's JSON Schemas, generated from its valibot schemas, for the OpenAPI document.
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { ProductSchema, ProductViewSchema } from "./product.ts";
 

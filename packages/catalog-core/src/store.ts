@@ -1,3 +1,4 @@
+// The storage contract: what a catalog asks of the store that keeps its products, and what it answers.
 import type { Product } from "./product.ts";
 import type { Site } from "./site.ts";
 

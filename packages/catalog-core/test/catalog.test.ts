@@ -1,3 +1,4 @@
+// The catalog's rules end to end, on the memory store: imports, dedupe, sku conflicts, lookups, limits.
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { type Catalog, CatalogError, createCatalog, type Product } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";

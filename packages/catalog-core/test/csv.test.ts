@@ -1,3 +1,4 @@
+// CSV decoding: header, typed cells, row and column of every problem, and csv-parse's errors.
 import { CatalogError, decodeCsv, type Product, ProductSchema } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
 import { fc, test } from "@fast-check/vitest";

@@ -1,3 +1,4 @@
+// The product schema: each rule and its message, the canonical encoding and the retrieval shape.
 import {
   decodeProduct,
   encodeProduct,

@@ -1,3 +1,4 @@
+// Site keys: one key per site, and no two sites share one.
 import { siteKey } from "@catalog-kit/catalog-core";
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";

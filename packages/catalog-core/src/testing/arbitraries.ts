@@ -1,3 +1,5 @@
+// fast-check arbitraries of valid ids, skus, products and fresh sites, for the conformance suite
+// and for adapters' own properties.
 import fc from "fast-check";
 import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";

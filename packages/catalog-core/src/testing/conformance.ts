@@ -1,3 +1,5 @@
+// The storage contract as a vitest suite: adapters opt in with one call, `testCatalogStore(factory)`,
+// and get one test per clause of `CatalogStore`, a model-based property and a race property.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type Catalog, createCatalog } from "../catalog.ts";
@@ -53,6 +55,7 @@ export function testCatalogStore(
   });
   afterAll(async () => {
     await store?.close();
+    // Twice on purpose: the contract says `close` is safe to call twice, and this is its clause.
     await store?.close();
   });
 

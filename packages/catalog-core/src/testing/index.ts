@@ -1,3 +1,4 @@
+// @catalog-kit/catalog-core/testing: what an adapter's tests need to prove it keeps the contract.
 export { keyArb, productArb, uniqueSite } from "./arbitraries.ts";
 export { type ConformanceOptions, testCatalogStore } from "./conformance.ts";
 export { CatalogModel } from "./model.ts";

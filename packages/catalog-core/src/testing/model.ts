@@ -1,3 +1,4 @@
+// The reference model the conformance suite runs every store beside, operation by operation.
 import { encodeProduct, type Product } from "../product.ts";
 import type { KeyField } from "../store.ts";
 

@@ -1,3 +1,4 @@
+// A CSV writer for tests: products to csvContent, so that tests state products rather than text.
 import { PRODUCT_FIELDS, type Product } from "@catalog-kit/catalog-core";
 
 /** Quotes a cell when it holds a comma, a quote, CR, LF, or starts/ends with white space. */

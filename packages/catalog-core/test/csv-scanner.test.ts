@@ -1,9 +1,10 @@
-// The CSV fast scanner must read exactly what csv-parse reads, or hand the text to csv-parse.
-// It belongs with catalog-core's own tests: it lives here because the bench is what needs it.
+// The CSV scanner must read exactly what csv-parse reads, or hand the text to csv-parse.
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { parseRecords, scanCsv } from "../../packages/catalog-core/src/csv.ts";
-import { generateProducts, toCsvContent } from "../data.ts";
+import { parseRecords } from "../src/csv.ts";
+import { scanCsv } from "../src/csv-scanner.ts";
+import { encodeCsv } from "./support/csv-encode.ts";
+import { realisticProducts } from "./support/realistic-products.ts";
 
 // Pieces that sit on csv-parse's edges: quotes, escaped quotes, both line ends, lone CR, BOM,
 // blank lines, white space, multi-byte and ill-formed text.
@@ -69,8 +70,8 @@ describe("scanCsv", () => {
     expect(scanCsv(text)).toBeDefined();
   });
 
-  test("reads the bench's CSV itself, row numbers included", () => {
-    const text = toCsvContent(generateProducts(300));
+  test("reads realistic CSV itself, row numbers included", () => {
+    const text = encodeCsv(realisticProducts(300));
     const fast = scanCsv(text);
     expect(fast).toBeDefined();
     expect(fast).toStrictEqual(parseRecords(text));
