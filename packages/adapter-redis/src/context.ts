@@ -1,5 +1,5 @@
 import type { ImportKeys, KeyName } from "./keys.ts";
-import type { Script } from "./scripts.ts";
+import type { Script } from "./lua.ts";
 
 /** What the store's parts share: how to reach Redis, and the tuning. */
 export interface StoreContext {

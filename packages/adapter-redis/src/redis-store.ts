@@ -13,8 +13,9 @@ import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { checkEviction, probe } from "./health.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
 import { whenFree } from "./lock.ts";
+import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
-import { FIND, FIND_MERGING, REMOVE, runScript, UPSERT } from "./scripts.ts";
+import { FIND, FIND_MERGING, REMOVE, UPSERT } from "./scripts.ts";
 import { stagedImport } from "./staged-import.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */

@@ -7,7 +7,8 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type Chunk, chunksOf, MAX_CHUNK_CHARS } from "../src/chunk.ts";
 import { siteKeys } from "../src/keys.ts";
-import { runScript, UPSERT } from "../src/scripts.ts";
+import { runScript } from "../src/lua.ts";
+import { UPSERT } from "../src/scripts.ts";
 import { product } from "./support/products.ts";
 
 // Ids, skus and text built from what the chunk format cuts on: quotes, backslashes, braces,

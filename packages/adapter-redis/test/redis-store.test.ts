@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { chunksOf } from "../src/chunk.ts";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, importKeys, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys.ts";
-import { ACQUIRE, COMMIT, RELEASE, runScript, STAGE } from "../src/scripts.ts";
+import { runScript } from "../src/lua.ts";
+import { ACQUIRE, COMMIT, RELEASE, STAGE } from "../src/scripts.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
 
