@@ -1,4 +1,8 @@
+// The OpenAPI 3.1 document served at /openapi.json. It lints clean with Redocly's recommended
+// rules (a test runs the linter), so it runs past 250 lines: splitting one document into
+// fragments would make it harder to read against the linter's output.
 import { PRODUCT_LIMITS, productJsonSchemas } from "@catalog-kit/catalog-core";
+import { EXAMPLES } from "./openapi-examples.ts";
 import { PROBLEM_STATUSES, RETRY_AFTER_SECONDS } from "./problem.ts";
 import { API_PREFIX } from "./routes.ts";
 
@@ -10,7 +14,16 @@ export interface OpenApiSettings {
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ "application/json": { schema } });
+const json = (schema: object, example: unknown) => ({ "application/json": { schema, example } });
+// Any `application/...+json` type is read as JSON too (see requireJson).
+const jsonBody = (schema: object, example: unknown) => ({
+  ...json(schema, example),
+  "application/*+json": { schema, example },
+});
+
+const KEY_RULES =
+  "An id or sku never contains control characters and never starts or ends with white space; " +
+  "`price_min` must not be greater than `price_max`.";
 
 function withoutDialect(schema: object): object {
   const { $schema: _, ...rest } = schema as Record<string, unknown>;
@@ -47,6 +60,7 @@ const siteQuery = ["siteId", "siteType"].map((name) => ({
   required: true,
   schema: { type: "string", minLength: 1 },
   description: `${name} of the site to search in`,
+  example: name === "siteId" ? "shop-1" : "shopify",
 }));
 
 const parameters = {
@@ -55,7 +69,10 @@ const parameters = {
     in: "path",
     required: true,
     schema: { type: "string", minLength: 1 },
-    description: "Reference id or sku of the product, percent-encoded once (`bulk` is a valid id here)",
+    description:
+      "Reference id or sku of the product, percent-encoded once (`bulk` is a valid id here). " +
+      "Ids and skus never hold control characters nor start or end with white space: such a key finds no product.",
+    example: "tshirt-001",
   },
   by: {
     name: "by",
@@ -88,6 +105,20 @@ const problem = (description: string) => ({
   content: { "application/problem+json": { schema: ref("Problem") } },
 });
 
+// No client error is sent here today; the range is listed so that clients handle one if it comes.
+const reserved4xx = problem("No client error is sent by this operation today; any in future is problem+json");
+
+const defaultProblem = {
+  ...problem(
+    "`NOT_FOUND` (404: no resource at the path), `METHOD_NOT_ALLOWED` (405, with the `Allow` header) or `INTERNAL_ERROR` (500)",
+  ),
+  headers: {
+    ...REQUEST_ID_HEADER,
+    Allow: { description: "On a 405: the methods the resource accepts", schema: { type: "string" }, example: "POST" },
+  },
+  content: { "application/problem+json": { schema: ref("Problem"), example: EXAMPLES.problem } },
+};
+
 /** Builds the OpenAPI 3.1 document, with product schemas generated from the catalog's own validation schemas. */
 export function buildOpenApi(settings: OpenApiSettings): object {
   const { Product, ProductView } = productJsonSchemas();
@@ -110,7 +141,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
           schema: { type: "string" },
         },
       },
-      content: json(ref("ImportSummary")),
+      content: json(ref("ImportSummary"), EXAMPLES.importSummary),
     },
     "400": problem(
       "`INVALID_JSON`, `VALIDATION_FAILED`, `INVALID_CSV`, `SITE_REQUIRED`, `SKU_CONFLICT`" +
@@ -119,20 +150,24 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     ...(notFound === "404" ? { "404": problem("`SITE_NOT_FOUND`") } : {}),
     "408": problem("`REQUEST_TIMEOUT`: the body sent nothing for too long; the connection is closed"),
     "413": problem("`PAYLOAD_TOO_LARGE` or `TOO_MANY_PRODUCTS`; the body carries `limit` and `received`"),
-    "415": problem("`UNSUPPORTED_MEDIA_TYPE`: the body must be application/json"),
+    "415": problem("`UNSUPPORTED_MEDIA_TYPE`: the body must be application/json or application/*+json, in UTF-8"),
     ...common,
+    default: defaultProblem,
   };
   const lookupResponses = (success: object) => ({
     "200": { ...success, headers: REQUEST_ID_HEADER },
     "400": problem("`VALIDATION_FAILED`" + (notFound === "400" ? ", `SITE_NOT_FOUND`, `PRODUCT_NOT_FOUND`" : "")),
     ...(notFound === "404" ? { "404": problem("`SITE_NOT_FOUND`, `PRODUCT_NOT_FOUND`") } : {}),
     ...common,
+    default: defaultProblem,
   });
-  const importOperation = (operationId: string, summary: string, schema: string) => ({
+  const importOperation = (operationId: keyof typeof EXAMPLES, summary: string, schema: string, what: string) => ({
     operationId,
     summary,
+    description: `Imports ${what} into the token's default site, or the site the deprecated siteId and siteType name. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}`,
+    tags: ["Import"],
     parameters: [{ $ref: "#/components/parameters/dryRun" }, { $ref: "#/components/parameters/requestId" }],
-    requestBody: { required: true, content: json(ref(schema)) },
+    requestBody: { required: true, content: jsonBody(ref(schema), EXAMPLES[operationId]) },
     responses: importResponses,
   });
   const productParameters = [
@@ -141,48 +176,89 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     { $ref: "#/components/parameters/by" },
     { $ref: "#/components/parameters/requestId" },
   ];
+  const find = (key: string) => `The product whose id is ${key}, else the one whose sku is (unless \`by\` says which).`;
+  // GET and DELETE on /bulk are the lookup of the key "bulk": the same operations, without productId.
+  const lookup = (operationId: string, summary: string, description: string, onBulk: boolean) => ({
+    operationId,
+    summary,
+    description,
+    tags: ["Products"],
+    parameters: onBulk ? productParameters.slice(1) : productParameters,
+    responses: operationId.startsWith("get")
+      ? lookupResponses({ description: "The product", content: json(ref("ProductView"), EXAMPLES.productView) })
+      : lookupResponses({
+          description: "The product was deleted",
+          content: json(ref("DeleteResult"), EXAMPLES.deleteResult),
+        }),
+  });
 
   return {
     openapi: "3.1.0",
     info: {
       title: "catalog-kit product catalog",
       version: "1.0.0",
+      license: { name: "MIT", identifier: "MIT" },
       description: `Imports, retrieves and deletes the products of a site. ${limits} Every error is an RFC 9457 problem+json body with a stable \`code\`.`,
     },
     security: [{ ServiceAccessToken: [] }],
+    servers: [{ url: "/", description: "The server that serves this document" }],
+    tags: [
+      { name: "Import", description: "Create or replace products, one, a list, or CSV text at a time" },
+      { name: "Products", description: "Retrieve or delete one product" },
+      { name: "Service", description: "Health and this document; no token needed" },
+    ],
     paths: {
-      [API_PREFIX]: { post: importOperation("importProduct", "Import or modify one product", "SingleImportRequest") },
+      [API_PREFIX]: {
+        post: importOperation("importProduct", "Import or modify one product", "SingleImportRequest", "one product"),
+      },
       [`${API_PREFIX}/bulk`]: {
-        post: importOperation("importProducts", "Import or modify a list of products", "BulkImportRequest"),
+        post: importOperation(
+          "importProducts",
+          "Import or modify a list of products",
+          "BulkImportRequest",
+          `a list of products (at most ${settings.maxProductsPerRequest})`,
+        ),
+        get: lookup("getProductBulk", "Retrieve the product whose id or sku is bulk", find('"bulk"'), true),
+        delete: lookup(
+          "deleteProductBulk",
+          "Delete the product whose id or sku is bulk",
+          `Deletes the product GET would return and frees its sku. ${find('"bulk"')}`,
+          true,
+        ),
       },
       [`${API_PREFIX}/bulk/csv`]: {
-        post: importOperation("importCsv", "Import or modify products given as CSV text", "CsvImportRequest"),
+        post: importOperation(
+          "importCsv",
+          "Import or modify products given as CSV text",
+          "CsvImportRequest",
+          `the products of a CSV document (at most ${settings.maxProductsPerRequest} rows)`,
+        ),
       },
       [`${API_PREFIX}/{productId}`]: {
-        get: {
-          operationId: "getProduct",
-          summary: "Retrieve a product by reference id or sku",
-          parameters: productParameters,
-          responses: lookupResponses({ description: "The product", content: json(ref("ProductView")) }),
-        },
-        delete: {
-          operationId: "deleteProduct",
-          summary: "Delete a product by reference id or sku",
-          parameters: productParameters,
-          responses: lookupResponses({ description: "The product was deleted", content: json(ref("DeleteResult")) }),
-        },
+        get: lookup("getProduct", "Retrieve a product by reference id or sku", find("`productId`"), false),
+        delete: lookup(
+          "deleteProduct",
+          "Delete a product by reference id or sku",
+          `Deletes the product GET would return and frees its sku. ${find("`productId`")}`,
+          false,
+        ),
       },
       "/healthz": {
         get: {
           operationId: "health",
           summary: "Whether the storage answers",
+          description: "200 when the storage answers, 503 when it does not. Needs no token.",
+          tags: ["Service"],
           security: [],
           responses: {
             "200": {
               description: "Healthy",
-              content: json({ type: "object", properties: { status: { const: "ok" } } }),
+              headers: REQUEST_ID_HEADER,
+              content: json({ type: "object", properties: { status: { const: "ok" } } }, EXAMPLES.health),
             },
+            "4XX": reserved4xx,
             "503": common["503"],
+            default: defaultProblem,
           },
         },
       },
@@ -190,8 +266,18 @@ export function buildOpenApi(settings: OpenApiSettings): object {
         get: {
           operationId: "openapi",
           summary: "This document",
+          description: "The OpenAPI 3.1 document of this server, with its configured limits. Needs no token.",
+          tags: ["Service"],
           security: [],
-          responses: { "200": { description: "OpenAPI 3.1", content: json({ type: "object" }) } },
+          responses: {
+            "200": {
+              description: "OpenAPI 3.1",
+              headers: REQUEST_ID_HEADER,
+              content: json({ type: "object" }, EXAMPLES.openapi),
+            },
+            "4XX": reserved4xx,
+            default: defaultProblem,
+          },
         },
       },
     },
@@ -211,12 +297,13 @@ export function buildOpenApi(settings: OpenApiSettings): object {
           type: "array",
           items: ref("Product"),
           maxItems: settings.maxProductsPerRequest,
+          description: KEY_RULES,
         }),
         CsvImportRequest: importRequest("csvContent", {
           type: "string",
-          description: "CSV text: a header row of product field names, then one product per row",
+          description: `CSV text: a header row of product field names, then one product per row. ${KEY_RULES}`,
         }),
-        SingleImportRequest: importRequest("product", ref("Product")),
+        SingleImportRequest: importRequest("product", { ...ref("Product"), description: KEY_RULES }),
         ImportSummary: {
           type: "object",
           properties: {
