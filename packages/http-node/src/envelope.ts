@@ -16,7 +16,9 @@ export interface Envelope {
 // no malformed request but a site that does not exist: it goes on, to be answered SITE_NOT_FOUND.
 function siteField(value: unknown, name: "siteId" | "siteType", problems: ProblemEntry[]): string | undefined {
   if (value === undefined) return undefined;
-  const result = v.safeParse(SiteSchema.entries[name], value);
+  const schema = SiteSchema.entries[name];
+  if (v.is(schema, value)) return value; // no result object on the usual path: imports are hot
+  const result = v.safeParse(schema, value);
   if (result.success) return result.output;
   let valid = true;
   for (const issue of result.issues) {
