@@ -1,9 +1,10 @@
-// The OpenAPI 3.1 document served at /openapi.json. It lints clean with Redocly's recommended
-// rules (a test runs the linter), so it runs past 250 lines: splitting one document into
-// fragments would make it harder to read against the linter's output.
-import { PRODUCT_LIMITS, productJsonSchemas } from "@catalog-kit/catalog-core";
+// The OpenAPI 3.1 document served at /openapi.json: its paths and operations. The components
+// they refer to are in openapi-components.ts, the examples in openapi-examples.ts; a test lints
+// the whole with Redocly's recommended rules.
+import { PRODUCT_LIMITS } from "@catalog-kit/catalog-core";
+import { json, KEY_RULES, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
-import { PROBLEM_STATUSES, RETRY_AFTER_SECONDS } from "./problem.ts";
+import { RETRY_AFTER_SECONDS } from "./problem.ts";
 import { API_PREFIX } from "./routes.ts";
 
 /** What the OpenAPI document publishes besides the schemas. */
@@ -13,46 +14,11 @@ export interface OpenApiSettings {
   readonly notFoundStatus: 400 | 404;
 }
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object, example: unknown) => ({ "application/json": { schema, example } });
 // Any `application/...+json` type is read as JSON too (see requireJson).
 const jsonBody = (schema: object, example: unknown) => ({
   ...json(schema, example),
   "application/*+json": { schema, example },
 });
-
-const KEY_RULES =
-  "An id or sku never contains control characters and never starts or ends with white space; " +
-  "`price_min` must not be greater than `price_max`.";
-
-function withoutDialect(schema: object): object {
-  const { $schema: _, ...rest } = schema as Record<string, unknown>;
-  return rest;
-}
-
-const siteFields = {
-  siteId: {
-    type: "string",
-    minLength: 1,
-    deprecated: true,
-    description: "Site of the products (deprecated: the token's default site is used when both are omitted)",
-  },
-  siteType: {
-    type: "string",
-    minLength: 1,
-    deprecated: true,
-    description: "Type of the site (deprecated, see siteId)",
-  },
-};
-
-function importRequest(field: string, schema: object) {
-  return {
-    type: "object",
-    properties: { ...siteFields, [field]: schema },
-    required: [field],
-    additionalProperties: false,
-  };
-}
 
 const siteQuery = ["siteId", "siteType"].map((name) => ({
   name,
@@ -62,48 +28,6 @@ const siteQuery = ["siteId", "siteType"].map((name) => ({
   description: `${name} of the site to search in`,
   example: name === "siteId" ? "shop-1" : "shopify",
 }));
-
-const parameters = {
-  productId: {
-    name: "productId",
-    in: "path",
-    required: true,
-    schema: { type: "string", minLength: 1 },
-    description:
-      "Reference id or sku of the product, percent-encoded once (`bulk` is a valid id here). " +
-      "Ids and skus never hold control characters nor start or end with white space: such a key finds no product.",
-    example: "tshirt-001",
-  },
-  by: {
-    name: "by",
-    in: "query",
-    required: false,
-    schema: { type: "string", enum: ["id", "sku"] },
-    description: "Match only this field; without it the id is tried first, then the sku",
-  },
-  requestId: {
-    name: "X-Request-Id",
-    in: "header",
-    required: false,
-    schema: { type: "string", pattern: "^[A-Za-z0-9_.~:-]{1,128}$" },
-    description: "Your id for the request, echoed back and logged; anything else is replaced by a generated id",
-  },
-  dryRun: {
-    name: "dryRun",
-    in: "query",
-    required: false,
-    schema: { type: "string", enum: ["true", "false"], default: "false" },
-    description: "Run every check and count, write nothing",
-  },
-};
-
-const REQUEST_ID_HEADER = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
-
-const problem = (description: string) => ({
-  description,
-  headers: REQUEST_ID_HEADER,
-  content: { "application/problem+json": { schema: ref("Problem") } },
-});
 
 // No client error is sent here today; the range is listed so that clients handle one if it comes.
 const reserved4xx = problem("No client error is sent by this operation today; any in future is problem+json");
@@ -121,7 +45,6 @@ const defaultProblem = {
 
 /** Builds the OpenAPI 3.1 document, with product schemas generated from the catalog's own validation schemas. */
 export function buildOpenApi(settings: OpenApiSettings): object {
-  const { Product, ProductView } = productJsonSchemas();
   const notFound = String(settings.notFoundStatus);
   const limits = `Request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows).`;
   const common = {
@@ -281,80 +204,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
         },
       },
     },
-    components: {
-      securitySchemes: { ServiceAccessToken: { type: "apiKey", in: "header", name: "X-Service-Access-Token" } },
-      parameters,
-      headers: {
-        RequestId: {
-          description: "The request's id: the client's X-Request-Id when valid, else a generated one",
-          schema: { type: "string" },
-        },
-      },
-      schemas: {
-        Product: withoutDialect(Product),
-        ProductView: withoutDialect(ProductView),
-        BulkImportRequest: importRequest("products", {
-          type: "array",
-          items: ref("Product"),
-          maxItems: settings.maxProductsPerRequest,
-          description: KEY_RULES,
-        }),
-        CsvImportRequest: importRequest("csvContent", {
-          type: "string",
-          description: `CSV text: a header row of product field names, then one product per row. ${KEY_RULES}`,
-        }),
-        SingleImportRequest: importRequest("product", { ...ref("Product"), description: KEY_RULES }),
-        ImportSummary: {
-          type: "object",
-          properties: {
-            message: { type: "string" },
-            total: { type: "integer", description: "Distinct ids in the request; created + updated + unchanged" },
-            created: { type: "integer" },
-            updated: { type: "integer" },
-            unchanged: { type: "integer" },
-            dryRun: { const: true, description: "Present when nothing was written" },
-          },
-          required: ["message", "total", "created", "updated", "unchanged"],
-        },
-        DeleteResult: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
-        Problem: {
-          type: "object",
-          description: "RFC 9457 problem details",
-          properties: {
-            type: { type: "string", format: "uri" },
-            title: { type: "string" },
-            status: { type: "integer" },
-            detail: { type: "string" },
-            code: { enum: Object.keys(PROBLEM_STATUSES) },
-            errors: {
-              type: "array",
-              maxItems: 100,
-              items: {
-                type: "object",
-                properties: {
-                  pointer: { type: "string", description: "JSON Pointer into the request body" },
-                  row: { type: "integer", description: "CSV line on which the record starts (header = 1)" },
-                  column: { type: "string", description: "CSV column (field name)" },
-                  parameter: { type: "string", description: "Query or path parameter" },
-                  message: { type: "string" },
-                  sku: { type: "string" },
-                  heldBy: { type: "string", description: "Id of the product that holds the sku" },
-                },
-                required: ["message"],
-              },
-            },
-            errorCount: { type: "integer", description: "Number of problems found; errors lists at most 100" },
-            instance: {
-              type: "string",
-              description: "`urn:catalog-kit:request:<id>`, with the id of the X-Request-Id response header",
-            },
-            limit: { type: "integer" },
-            received: { type: "integer" },
-          },
-          required: ["type", "title", "status", "detail", "code", "errors", "errorCount"],
-        },
-      },
-    },
+    components: openApiComponents(settings.maxProductsPerRequest),
     "x-limits": {
       ...PRODUCT_LIMITS,
       maxBodyBytes: settings.maxBodyBytes,
