@@ -1,5 +1,5 @@
 import { decodeCsv } from "./csv.ts";
-import { CatalogError } from "./errors.ts";
+import { CatalogError, siteNotFound } from "./errors.ts";
 import { type Batch, type Locator, Problems, toBatch, toPointer, validateProducts } from "./parse.ts";
 import type { Product } from "./product.ts";
 import { type Site, siteKey } from "./site.ts";
@@ -38,6 +38,8 @@ export interface ImportSummary extends UpsertCounts {
 
 /** The product catalog of a set of sites, over one store. */
 export interface Catalog {
+  /** The limits this catalog enforces, defaults applied, so that a server can publish them. */
+  readonly limits: Readonly<Required<CatalogLimits>>;
   /** Makes a site exist (idempotent). Imports never create sites. */
   addSite(site: Site): void;
   /** Whether a site exists. */
@@ -69,9 +71,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   for (const site of options.sites ?? []) sites.add(siteKey(site));
 
   function requireSite(site: Site): void {
-    if (!sites.has(siteKey(site))) {
-      throw new CatalogError("SITE_NOT_FOUND", `Site ${site.siteType}/${site.siteId} does not exist`);
-    }
+    if (!sites.has(siteKey(site))) throw siteNotFound(site);
   }
 
   function checkCount(count: number): void {
@@ -114,6 +114,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   }
 
   return {
+    limits: { maxProductsPerRequest: maxProducts },
     addSite: (site) => void sites.add(siteKey(site)),
     hasSite: (site) => sites.has(siteKey(site)),
 

@@ -1,3 +1,5 @@
+import type { Site } from "./site.ts";
+
 /** The stable codes of every failure the catalog reports on purpose. */
 export type ErrorCode =
   | "VALIDATION_FAILED"
@@ -56,4 +58,9 @@ export class CatalogError extends Error {
 /** True when `error` is a `CatalogError`, optionally with the given code. */
 export function isCatalogError(error: unknown, code?: ErrorCode): error is CatalogError {
   return error instanceof CatalogError && (code === undefined || error.code === code);
+}
+
+/** The `SITE_NOT_FOUND` error of a site; the HTTP layer gives it for a site the token does not cover too. */
+export function siteNotFound(site: Site): CatalogError {
+  return new CatalogError("SITE_NOT_FOUND", `Site ${site.siteType}/${site.siteId} does not exist`);
 }

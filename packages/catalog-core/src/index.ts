@@ -16,8 +16,10 @@ export {
   isCatalogError,
   MAX_PROBLEMS,
   type Problem,
+  siteNotFound,
 } from "./errors.ts";
 export { productJsonSchemas } from "./json-schema.ts";
+export { toPointer } from "./parse.ts";
 export {
   decodeProduct,
   encodeProduct,

@@ -1,18 +1,7 @@
 import { hash, timingSafeEqual } from "node:crypto";
-import { CatalogError, type Site, siteKey } from "@catalog-kit/catalog-core";
+import { CatalogError, type Site, siteKey, siteNotFound } from "@catalog-kit/catalog-core";
+import { type AccessToken, HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
 import { HttpError } from "./problem.ts";
-
-/** One access token and the sites it may use. */
-export interface AccessToken {
-  /** The secret as clients send it in `X-Service-Access-Token`. */
-  readonly token?: string | undefined;
-  /** Instead of `token`: the hex SHA-256 of the secret, so that a config file need not hold it. */
-  readonly tokenSha256?: string | undefined;
-  /** `"*"` for every site, or the sites this token may read and write. */
-  readonly sites: "*" | readonly Site[];
-  /** Where imports without `siteId`/`siteType` go; defaults to the only site of a one-site token. */
-  readonly defaultSite?: Site | undefined;
-}
 
 /** What an authenticated request may do. */
 export interface Grant {
@@ -26,11 +15,9 @@ interface Entry extends Grant {
   readonly digest: Buffer;
 }
 
-const HEX_SHA256 = /^[0-9a-f]{64}$/i;
-
 function digestOf(token: AccessToken, index: number): Buffer {
   const { token: secret, tokenSha256 } = token;
-  if ((secret === undefined) === (tokenSha256 === undefined)) {
+  if (!hasOneSecret(token)) {
     throw new TypeError(`tokens[${index}]: give exactly one of token and tokenSha256`);
   }
   if (secret !== undefined) {
@@ -45,14 +32,14 @@ function digestOf(token: AccessToken, index: number): Buffer {
 
 function entryOf(token: AccessToken, index: number): Entry {
   const digest = digestOf(token, index);
+  if (token.defaultSite !== undefined && !isTokenSite(token.sites, token.defaultSite)) {
+    throw new TypeError(`tokens[${index}].defaultSite: must be one of the token's sites`);
+  }
   if (token.sites === "*") {
     return { digest, covers: () => true, defaultSite: token.defaultSite };
   }
   const keys = new Set(token.sites.map(siteKey));
   const defaultSite = token.defaultSite ?? (token.sites.length === 1 ? token.sites[0] : undefined);
-  if (defaultSite !== undefined && !keys.has(siteKey(defaultSite))) {
-    throw new TypeError(`tokens[${index}].defaultSite: must be one of the token's sites`);
-  }
   return { digest, covers: (site) => keys.has(siteKey(site)), defaultSite };
 }
 
@@ -83,11 +70,6 @@ export function createAuthenticator(tokens: readonly AccessToken[]): Authenticat
     if (known === undefined) matched.set(presented, digest);
     return grant;
   };
-}
-
-/** The error for a site that does not exist, or that the token does not cover: they are one answer. */
-export function siteNotFound(site: Site): CatalogError {
-  return new CatalogError("SITE_NOT_FOUND", `Site ${site.siteType}/${site.siteId} does not exist`);
 }
 
 /**

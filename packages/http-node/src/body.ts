@@ -39,16 +39,21 @@ export function requireJson(contentType: string | undefined): void {
   );
 }
 
-/** Throws `PAYLOAD_TOO_LARGE` when the declared Content-Length is over the limit. */
-export function checkDeclaredSize(req: IncomingMessage, limit: number): void {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, Number(declared));
+/**
+ * Throws `PAYLOAD_TOO_LARGE` when the declared Content-Length is over the limit; returns the
+ * declared length (`NaN` when none or not a number is declared).
+ */
+export function checkDeclaredSize(req: IncomingMessage, limit: number): number {
+  const declared = Number(req.headers["content-length"]);
+  if (declared > limit) throw tooLarge(limit, declared);
+  return declared;
 }
 
 /**
- * Reads the whole body as one Buffer. A declared Content-Length over the limit is refused before
- * anything is read; a body that grows past it is refused as soon as it does, and the rest is
- * never buffered. A body that sends nothing for `idleMs` is refused with `REQUEST_TIMEOUT`.
+ * Reads the whole body as one Buffer; call `checkDeclaredSize` first, so that a declared
+ * Content-Length over the limit is refused before anything is read. A body that grows past the
+ * limit is refused as soon as it does, and the rest is never buffered. A body that sends nothing
+ * for `idleMs` is refused with `REQUEST_TIMEOUT`.
  */
 export function readBody(
   req: IncomingMessage,
@@ -56,11 +61,6 @@ export function readBody(
   limit: number,
   idleMs = DEFAULT_BODY_IDLE_TIMEOUT_MS,
 ): Promise<Buffer> {
-  try {
-    checkDeclaredSize(req, limit);
-  } catch (error) {
-    return Promise.reject(error);
-  }
   // Under startServer, a client that asked to wait (Expect: 100-continue) is told to send only
   // now, after its token, content type and size were accepted. Node already did it otherwise.
   if (req.headers.expect?.toLowerCase() === "100-continue" && !(res as { _sent100?: boolean })._sent100) {

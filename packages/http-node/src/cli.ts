@@ -84,7 +84,6 @@ async function main(): Promise<void> {
   const handler = createCatalogHandler(catalog, {
     tokens: config.tokens,
     maxBodyBytes: config.limits.maxBodyBytes,
-    maxProductsPerRequest: config.limits.maxProductsPerRequest,
     maxConcurrentImports: config.limits.maxConcurrentImports,
     ...optional("maxUploadsPerToken", config.limits.maxUploadsPerToken),
     ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),

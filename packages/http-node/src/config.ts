@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { DEFAULT_MAX_PRODUCTS, type Site, SiteSchema, siteKey } from "@catalog-kit/catalog-core";
 import * as v from "valibot";
+import { HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { DEFAULT_MAX_CONCURRENT_IMPORTS } from "./handler.ts";
 
@@ -17,7 +18,7 @@ const TokenSchema = v.pipe(
     tokenSha256: v.optional(
       v.pipe(
         v.string("Must be a string"),
-        v.regex(/^[0-9a-f]{64}$/i, "Must be the SHA-256 of the token: 64 hexadecimal digits"),
+        v.regex(HEX_SHA256, "Must be the SHA-256 of the token: 64 hexadecimal digits"),
       ),
     ),
     sites: v.union(
@@ -26,10 +27,7 @@ const TokenSchema = v.pipe(
     ),
     defaultSite: v.optional(SiteSchema),
   }),
-  v.check(
-    (token) => (token.token === undefined) !== (token.tokenSha256 === undefined),
-    "Give exactly one of token and tokenSha256",
-  ),
+  v.check((token) => hasOneSecret(token), "Give exactly one of token and tokenSha256"),
 );
 
 const StorageSchema = v.pipe(
@@ -147,7 +145,7 @@ function checkReferences(config: ServerConfig): string[] {
     if (defaultSite === undefined) return;
     if (unknown(defaultSite))
       issues.push(`tokens[${t}].defaultSite: Site ${defaultSite.siteType}/${defaultSite.siteId} is not in "sites"`);
-    else if (token.sites !== "*" && !token.sites.some((site) => siteKey(site) === siteKey(defaultSite))) {
+    else if (!isTokenSite(token.sites, defaultSite)) {
       issues.push(`tokens[${t}].defaultSite: Must be one of the token's sites`);
     }
   });

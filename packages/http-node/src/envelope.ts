@@ -1,3 +1,5 @@
+import { SiteSchema, toPointer } from "@catalog-kit/catalog-core";
+import * as v from "valibot";
 import type { ProblemEntry } from "./problem.ts";
 
 /** The parts of an import body the handler reads itself; the payload goes to the catalog untouched. */
@@ -10,12 +12,21 @@ export interface Envelope {
   readonly problems: readonly ProblemEntry[];
 }
 
-function siteField(value: unknown, name: string, problems: ProblemEntry[]): string | undefined {
+// The site fields are checked by the site's own schema. A name longer than any site may have is
+// no malformed request but a site that does not exist: it goes on, to be answered SITE_NOT_FOUND.
+function siteField(value: unknown, name: "siteId" | "siteType", problems: ProblemEntry[]): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string") problems.push({ pointer: `/${name}`, message: "Must be a string" });
-  else if (value.trim() === "") problems.push({ pointer: `/${name}`, message: "Must not be empty or blank" });
-  else return value;
-  return undefined;
+  const schema = SiteSchema.entries[name];
+  if (v.is(schema, value)) return value; // no result object on the usual path: imports are hot
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  let valid = true;
+  for (const issue of result.issues) {
+    if (issue.type === "max_length") continue;
+    problems.push({ pointer: `/${name}`, message: issue.message });
+    valid = false;
+  }
+  return valid ? (value as string) : undefined;
 }
 
 /**
@@ -32,7 +43,7 @@ export function readEnvelope(body: unknown, field: string): Envelope {
   for (const key of Object.keys(record)) {
     if (key !== field && key !== "siteId" && key !== "siteType") {
       problems.push({
-        pointer: `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`,
+        pointer: toPointer([key]),
         message: `Unknown field "${key}"`,
       });
     }

@@ -2,15 +2,16 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type Catalog,
   CatalogError,
-  DEFAULT_MAX_PRODUCTS,
   type ImportOptions,
   isCatalogError,
   type LookupOptions,
   type Site,
+  siteNotFound,
   toProductView,
 } from "@catalog-kit/catalog-core";
+import type { AccessToken } from "./access-token.ts";
 import { createAdmission, DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";
-import { type AccessToken, createAuthenticator, type Grant, resolveSite, siteNotFound } from "./auth.ts";
+import { createAuthenticator, type Grant, resolveSite } from "./auth.ts";
 import {
   ClientGoneError,
   checkDeclaredSize,
@@ -25,7 +26,7 @@ import { createLimiter } from "./limiter.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
 import { acceptRequestId, createRequestIds } from "./request-id.ts";
-import { ALLOW, decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "./routes.ts";
+import { ALLOW, actionOf, decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "./routes.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 /** One line of the access log: never the token, never the query string. */
@@ -56,7 +57,10 @@ export interface HandlerOptions {
   readonly bodyBytesInFlight?: number;
   /** Milliseconds a request body may send nothing before it is cut off with 408; default 10 s. */
   readonly bodyIdleTimeoutMs?: number;
-  /** Published in /openapi.json; pass the value the catalog enforces (default 100,000). */
+  /**
+   * @deprecated The handler publishes the limit the catalog enforces (`catalog.limits`); a value
+   * given here still replaces it in /openapi.json only.
+   */
   readonly maxProductsPerRequest?: number;
   /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
   readonly notFoundStatus?: 400 | 404;
@@ -189,10 +193,9 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
   ) {
     const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
     requireJson(req.headers["content-type"]);
-    checkDeclaredSize(req, maxBodyBytes);
+    const declared = checkDeclaredSize(req, maxBodyBytes);
     // The body is read outside the import limiter: a slow client holds a place of its own token
     // and bytes of the budget, never the limiter's slots that every token's imports need.
-    const declared = Number(req.headers["content-length"]);
     const release = await admission.admit(grant, Number.isSafeInteger(declared) ? declared : maxBodyBytes, req);
     try {
       const body = await readBody(req, res, maxBodyBytes, idleMs);
@@ -240,37 +243,33 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
   ): Promise<void> {
     const resource = matchRoute(path);
     if (resource === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
-    const method = req.method === "HEAD" ? "GET" : req.method;
-    const { kind } = resource;
-    let rawId: string | undefined;
-    let importKind: ImportKind | undefined;
-    if (kind === "product") {
-      if (method === "GET" || method === "DELETE") rawId = resource.rawId;
-    } else if (kind === "bulk") {
-      if (method === "POST") importKind = "bulk";
-      else if (method === "GET" || method === "DELETE") rawId = "bulk";
-    } else if (kind === "health" || kind === "openapi") {
-      if (method === "GET") {
-        if (kind === "health") return health(req, res, requestId);
+    const action = actionOf(resource.kind, req.method);
+    if (action === undefined) {
+      throw new HttpError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}`, {
+        headers: { allow: ALLOW[resource.kind] },
+      });
+    }
+    switch (action) {
+      case "health":
+        return health(req, res, requestId);
+      case "openapi":
         openapi ??= JSON.stringify(
           buildOpenApi({
             maxBodyBytes,
-            maxProductsPerRequest: options.maxProductsPerRequest ?? DEFAULT_MAX_PRODUCTS,
+            maxProductsPerRequest: options.maxProductsPerRequest ?? catalog.limits.maxProductsPerRequest,
             notFoundStatus,
           }),
         );
         return sendJson(res, openapi, requestId);
+      case "get":
+      case "delete": {
+        const grant = authenticate(req.headers[TOKEN_HEADER]);
+        const rawId = resource.kind === "product" ? resource.rawId : "bulk";
+        return lookup(res, grant, rawId, query, action === "delete", requestId);
       }
-    } else if (method === "POST") importKind = kind;
-
-    if (rawId === undefined && importKind === undefined) {
-      throw new HttpError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}`, {
-        headers: { allow: ALLOW[kind] },
-      });
+      default:
+        return runImport(req, res, authenticate(req.headers[TOKEN_HEADER]), action, query, requestId);
     }
-    const grant = authenticate(req.headers[TOKEN_HEADER]);
-    if (rawId !== undefined) return lookup(res, grant, rawId, query, method === "DELETE", requestId);
-    return runImport(req, res, grant, importKind as ImportKind, query, requestId);
   }
 
   return async function handleCatalogRequest(req, res) {

@@ -9,15 +9,37 @@ export type Resource =
   | { readonly kind: "single" | "bulk" | "csv" | "health" | "openapi" }
   | { readonly kind: "product"; readonly rawId: string };
 
-/** The `Allow` header of each resource, for 405 answers. */
-export const ALLOW: Readonly<Record<Resource["kind"], string>> = {
-  single: "POST",
-  bulk: "GET, HEAD, DELETE, POST",
-  csv: "POST",
-  product: "GET, HEAD, DELETE",
-  health: "GET, HEAD",
-  openapi: "GET, HEAD",
+/** What the handler does for a request: look a product up, delete it, import, or answer a fixed resource. */
+export type Action = "get" | "delete" | "single" | "bulk" | "csv" | "health" | "openapi";
+
+type Method = "GET" | "DELETE" | "POST";
+
+// The one table of methods: it decides the action and, read again, the `Allow` header of a 405.
+// GET and DELETE on `bulk` are the lookup of the product whose id is "bulk". HEAD is GET.
+const ROUTES: Readonly<Record<Resource["kind"], Readonly<Partial<Record<Method, Action>>>>> = {
+  single: { POST: "single" },
+  bulk: { GET: "get", DELETE: "delete", POST: "bulk" },
+  csv: { POST: "csv" },
+  product: { GET: "get", DELETE: "delete" },
+  health: { GET: "health" },
+  openapi: { GET: "openapi" },
 };
+
+function allowOf(methods: readonly string[]): string {
+  return methods.flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method])).join(", ");
+}
+
+/** The `Allow` header of each resource, for 405 answers. */
+export const ALLOW = Object.fromEntries(
+  Object.entries(ROUTES).map(([kind, methods]) => [kind, allowOf(Object.keys(methods))]),
+) as Readonly<Record<Resource["kind"], string>>;
+
+/** The action of a method on a resource; `undefined` is 405. */
+export function actionOf(kind: Resource["kind"], method: string | undefined): Action | undefined {
+  const methods = ROUTES[kind] as Readonly<Record<string, Action>>;
+  const name = method === "HEAD" ? "GET" : method;
+  return name !== undefined && Object.hasOwn(methods, name) ? methods[name] : undefined;
+}
 
 const SINGLE: Resource = { kind: "single" };
 const BULK: Resource = { kind: "bulk" };

@@ -77,4 +77,27 @@ describe("the OpenAPI document", () => {
     expect(strict.paths["/external/product/v1/{productId}"]?.get?.responses).toHaveProperty("404");
     expect(doc.paths["/external/product/v1/{productId}"]?.get?.responses).not.toHaveProperty("404");
   });
+
+  it("documents every operation with tags, a description, examples, a default problem and the Allow header", () => {
+    type Operation = {
+      tags?: string[];
+      description?: string;
+      requestBody?: { content: Record<string, { example?: unknown }> };
+      responses: Record<string, { content?: Record<string, { example?: unknown }>; headers?: Record<string, unknown> }>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, Operation>).map(([method, op]) => [`${method} ${path}`, op] as const),
+    );
+    expect(operations.map(([name]) => name)).toEqual(
+      expect.arrayContaining(["get /external/product/v1/bulk", "delete /external/product/v1/bulk"]),
+    );
+    for (const [name, op] of operations) {
+      expect(op.tags?.length, name).toBeGreaterThan(0);
+      expect(op.description, name).toBeTruthy();
+      for (const media of Object.values(op.requestBody?.content ?? {})) expect(media.example, name).toBeDefined();
+      if (op.requestBody !== undefined) expect(Object.keys(op.requestBody.content)).toContain("application/*+json");
+      expect(op.responses["200"]?.content?.["application/json"]?.example, name).toBeDefined();
+      expect(op.responses.default?.headers, name).toHaveProperty("Allow");
+    }
+  });
 });

@@ -1,0 +1,49 @@
+// Examples of the OpenAPI document: one request and one success answer per operation. They are
+// checked against the document's own schemas whenever the document is linted.
+import { summaryText } from "./success.ts";
+
+const product = {
+  id: "tshirt-001",
+  sku: "TS-001-BLK-M",
+  title: "Black T-shirt, M",
+  description: "Organic cotton",
+  price: 19.9,
+  price_min: 17.5,
+  price_max: 24.9,
+  available: true,
+  images: ["https://shop.example/img/ts-001-front.jpg"],
+  featured_image: "https://shop.example/img/ts-001.jpg",
+  url: "https://shop.example/products/tshirt-001",
+};
+
+/** The request and success examples of the OpenAPI document, by operation. */
+export const EXAMPLES = {
+  importProduct: { product },
+  importProducts: { products: [product, { ...product, id: "tshirt-002", sku: "TS-002-WHT-M" }] },
+  importCsv: {
+    csvContent:
+      "id,sku,title,available,featured_image,url\ntshirt-001,TS-001-BLK-M,Black T-shirt,true,https://shop.example/img/ts-001.jpg,https://shop.example/products/tshirt-001\n",
+  },
+  // The very text the handler sends, so the example cannot drift from the answer.
+  importSummary: JSON.parse(summaryText({ total: 2, created: 1, updated: 1, unchanged: 0, dryRun: false })) as object,
+  productView: {
+    id: product.id,
+    sku: product.sku,
+    title: product.title,
+    featured_image: product.featured_image,
+    url: product.url,
+  },
+  deleteResult: { message: 'Product "tshirt-001" (sku "TS-001-BLK-M") deleted' },
+  health: { status: "ok" },
+  openapi: { openapi: "3.1.0", info: { title: "catalog-kit product catalog", version: "1.0.0" }, paths: {} },
+  problem: {
+    type: "urn:catalog-kit:problem:method-not-allowed",
+    title: "Method not allowed",
+    status: 405,
+    detail: "PUT is not allowed on /external/product/v1",
+    code: "METHOD_NOT_ALLOWED",
+    errors: [],
+    errorCount: 0,
+    instance: "urn:catalog-kit:request:3f2c9a",
+  },
+} as const;
