@@ -1,8 +1,14 @@
 import { readFile } from "node:fs/promises";
+import {
+  type CliProcess,
+  docSteps,
+  expectedFor,
+  parseCurl,
+  performCurl,
+  startCli,
+  stopCli,
+} from "@catalog-kit/test-support/http";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type CliProcess, startCli, stopCli } from "../../packages/http-node/test/support/cli-process.ts";
-import { parseCurl, performCurl } from "../../packages/http-node/test/support/curl.ts";
-import { docSteps, expectedFor } from "../../packages/http-node/test/support/doc-steps.ts";
 
 const DOC_URL = "http://127.0.0.1:3000";
 

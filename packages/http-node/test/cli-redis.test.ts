@@ -1,16 +1,16 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import {
   freePort,
   type RedisCluster,
   type RedisServer,
   startRedisCluster,
   startRedisServer,
-} from "../../adapter-redis/test/support/redis-server.ts";
-import { describeWithRedis } from "../../adapter-redis/test/support/with-redis.ts";
-import { type CliProcess, startCli, stopCli } from "./support/cli-process.ts";
+} from "@catalog-kit/test-support";
+import { type CliProcess, startCli, stopCli } from "@catalog-kit/test-support/http";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 
 const site = { siteId: "shop-1", siteType: "shopify" };
 const product = {

@@ -3,9 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type CliProcess, parseCurl, performCurl, startCli, stopCli } from "@catalog-kit/test-support/http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type CliProcess, startCli, stopCli } from "./support/cli-process.ts";
-import { parseCurl, performCurl } from "./support/curl.ts";
 import { hasCompleteResponse, openRaw, parseRawResponse } from "./support/raw-http.ts";
 
 let dir: string;

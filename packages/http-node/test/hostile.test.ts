@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { inspect } from "node:util";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { CatalogError, type CatalogStore, createCatalog, type Site } from "@catalog-kit/catalog-core";
+import { startCli, stopCli } from "@catalog-kit/test-support/http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { formatAccessLog } from "../src/access-log.ts";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { type AccessToken, createCatalogHandler, startServer } from "../src/index.ts";
-import { startCli, stopCli } from "./support/cli-process.ts";
 import { openRaw, type RawConnection } from "./support/raw-http.ts";
 import {
   HASHED_SHA256,

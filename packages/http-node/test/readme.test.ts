@@ -1,8 +1,14 @@
 import { readFile } from "node:fs/promises";
+import {
+  type CliProcess,
+  docSteps,
+  expectedFor,
+  parseCurl,
+  performCurl,
+  startCli,
+  stopCli,
+} from "@catalog-kit/test-support/http";
 import { afterAll, expect, it } from "vitest";
-import { type CliProcess, startCli, stopCli } from "./support/cli-process.ts";
-import { parseCurl, performCurl } from "./support/curl.ts";
-import { docSteps, expectedFor } from "./support/doc-steps.ts";
 
 const DOC_URL = "http://127.0.0.1:3000";
 let server: CliProcess | undefined;

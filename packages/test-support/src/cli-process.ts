@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const CLI = fileURLToPath(new URL("../../src/cli.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const CLI = fileURLToPath(new URL("../../http-node/src/cli.ts", import.meta.url));
 
 /** The standalone server running as a child process, as `npm start` runs it. */
 export interface CliProcess {
