@@ -114,6 +114,16 @@ export function buildOpenApi(settings: OpenApiSettings): object {
           content: json(ref("DeleteResult"), EXAMPLES.deleteResult),
         }),
   });
+  // Retrieve and delete of one key: `suffix` names the operations, `what` the product.
+  const lookups = (suffix: string, what: string, key: string, onBulk: boolean) => ({
+    get: lookup(`getProduct${suffix}`, `Retrieve ${what}`, find(key), onBulk),
+    delete: lookup(
+      `deleteProduct${suffix}`,
+      `Delete ${what}`,
+      `Deletes the product GET would return and frees its sku. ${find(key)}`,
+      onBulk,
+    ),
+  });
 
   return {
     openapi: "3.1.0",
@@ -141,13 +151,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
           "BulkImportRequest",
           `a list of products (at most ${settings.maxProductsPerRequest})`,
         ),
-        get: lookup("getProductBulk", "Retrieve the product whose id or sku is bulk", find('"bulk"'), true),
-        delete: lookup(
-          "deleteProductBulk",
-          "Delete the product whose id or sku is bulk",
-          `Deletes the product GET would return and frees its sku. ${find('"bulk"')}`,
-          true,
-        ),
+        ...lookups("Bulk", "the product whose id or sku is bulk", '"bulk"', true),
       },
       [`${API_PREFIX}/bulk/csv`]: {
         post: importOperation(
@@ -157,15 +161,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
           `the products of a CSV document (at most ${settings.maxProductsPerRequest} rows)`,
         ),
       },
-      [`${API_PREFIX}/{productId}`]: {
-        get: lookup("getProduct", "Retrieve a product by reference id or sku", find("`productId`"), false),
-        delete: lookup(
-          "deleteProduct",
-          "Delete a product by reference id or sku",
-          `Deletes the product GET would return and frees its sku. ${find("`productId`")}`,
-          false,
-        ),
-      },
+      [`${API_PREFIX}/{productId}`]: lookups("", "a product by reference id or sku", "`productId`", false),
       "/healthz": {
         get: {
           operationId: "health",
