@@ -70,3 +70,24 @@ export function productArb(
       return p;
     }) as fc.Arbitrary<Product>;
 }
+
+/** A small valid product, with `extra` fields. */
+export const sampleProduct = (id: string, sku: string, extra: Partial<Product> = {}): Product => ({
+  id,
+  sku,
+  title: `Product ${id}`,
+  available: true,
+  featured_image: `https://img.example/${encodeURIComponent(id)}.png`,
+  url: `https://shop.example/p/${encodeURIComponent(id)}`,
+  ...extra,
+});
+
+/** A valid product with every optional field, its strings holding quotes and newlines. */
+export const fullProduct = (id: string, sku: string): Product =>
+  sampleProduct(id, sku, {
+    description: 'Line one, "quoted"\nline two',
+    price: 19.99,
+    price_min: 10,
+    price_max: 25.5,
+    images: ["https://img.example/1.png", "https://img.example/2.png"],
+  });

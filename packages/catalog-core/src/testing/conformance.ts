@@ -1,14 +1,15 @@
 // The storage contract as a vitest suite: adapters opt in with one call, `testCatalogStore(factory)`,
-// and get one test per clause of `CatalogStore`, a model-based property and a race property.
+// and get one test per clause of `CatalogStore`, a model-based property and a race property. The
+// clauses stay in one file, past the usual length, so that an adapter's author reads them in the
+// order of the contract; the model and its commands are in model.ts.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Catalog, createCatalog } from "../catalog.ts";
-import { isCatalogError } from "../errors.ts";
+import { createCatalog } from "../catalog.ts";
 import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
-import type { CatalogStore, KeyField } from "../store.ts";
-import { productArb, uniqueSite } from "./arbitraries.ts";
-import { CatalogModel, type Outcome } from "./model.ts";
+import type { CatalogStore } from "../store.ts";
+import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { CatalogModel, commandArbs } from "./model.ts";
 
 /** Options of `testCatalogStore`. */
 export interface ConformanceOptions {
@@ -17,25 +18,6 @@ export interface ConformanceOptions {
   /** Size of the batch that checks large imports stay all-or-nothing. Default 12,000. */
   readonly largeBatch?: number;
 }
-
-const product = (id: string, sku: string, extra: Partial<Product> = {}): Product => ({
-  id,
-  sku,
-  title: `Product ${id}`,
-  available: true,
-  featured_image: `https://img.example/${encodeURIComponent(id)}.png`,
-  url: `https://shop.example/p/${encodeURIComponent(id)}`,
-  ...extra,
-});
-
-const full = (id: string, sku: string): Product =>
-  product(id, sku, {
-    description: 'Line one, "quoted"\nline two',
-    price: 19.99,
-    price_min: 10,
-    price_max: 25.5,
-    images: ["https://img.example/1.png", "https://img.example/2.png"],
-  });
 
 /**
  * Registers the `CatalogStore` contract as vitest tests: one named test per clause, a
@@ -82,7 +64,7 @@ export function testCatalogStore(
 
     test("upsert then find by id and by sku returns the product, optional fields included", async () => {
       const site = uniqueSite();
-      const products = [full("p1", "s1"), product("p2", "s2")];
+      const products = [fullProduct("p1", "s1"), sampleProduct("p2", "s2")];
       expect(await upsert(site, products)).toEqual({ applied: true, counts: { created: 2, updated: 0, unchanged: 0 } });
       await expectProducts(site, products);
       expect(await store.find(site, "p1")).toEqual(products[0]);
@@ -91,41 +73,49 @@ export function testCatalogStore(
 
     test("upsert replaces whole: optional fields left out are gone", async () => {
       const site = uniqueSite();
-      await upsert(site, [full("p1", "s1")]);
-      await upsert(site, [product("p1", "s1")]);
-      expect(await store.find(site, "p1")).toEqual(product("p1", "s1"));
+      await upsert(site, [fullProduct("p1", "s1")]);
+      await upsert(site, [sampleProduct("p1", "s1")]);
+      expect(await store.find(site, "p1")).toEqual(sampleProduct("p1", "s1"));
     });
 
     test("counts created, updated and unchanged against the replaced state", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "sa"), product("b", "sb")]);
-      const result = await upsert(site, [product("a", "sa"), product("b", "sb", { price: 1 }), product("c", "sc")]);
+      await upsert(site, [sampleProduct("a", "sa"), sampleProduct("b", "sb")]);
+      const result = await upsert(site, [
+        sampleProduct("a", "sa"),
+        sampleProduct("b", "sb", { price: 1 }),
+        sampleProduct("c", "sc"),
+      ]);
       expect(result).toEqual({ applied: true, counts: { created: 1, updated: 1, unchanged: 1 } });
     });
 
     test("a sku change frees the old sku", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "old")]);
-      await upsert(site, [product("a", "new")]);
+      await upsert(site, [sampleProduct("a", "old")]);
+      await upsert(site, [sampleProduct("a", "new")]);
       expect(await store.find(site, "old", "sku")).toBeUndefined();
-      expect(await store.find(site, "new", "sku")).toEqual(product("a", "new"));
-      expect(await upsert(site, [product("b", "old")])).toMatchObject({ applied: true });
+      expect(await store.find(site, "new", "sku")).toEqual(sampleProduct("a", "new"));
+      expect(await upsert(site, [sampleProduct("b", "old")])).toMatchObject({ applied: true });
     });
 
     test("a sku held by another id is a conflict, and nothing of the batch is written", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "s1")]);
-      const result = await upsert(site, [product("fresh", "s0"), product("b", "s1"), product("c", "s2")]);
+      await upsert(site, [sampleProduct("a", "s1")]);
+      const result = await upsert(site, [
+        sampleProduct("fresh", "s0"),
+        sampleProduct("b", "s1"),
+        sampleProduct("c", "s2"),
+      ]);
       expect(result).toEqual({ applied: false, conflicts: [{ sku: "s1", id: "b", heldBy: "a" }] });
       expect(await store.find(site, "fresh")).toBeUndefined();
       expect(await store.find(site, "s0", "sku")).toBeUndefined();
-      await expectProducts(site, [product("a", "s1")]);
+      await expectProducts(site, [sampleProduct("a", "s1")]);
     });
 
     test("every conflict of a batch is reported", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "s1"), product("b", "s2")]);
-      const result = await upsert(site, [product("x", "s1"), product("y", "s2")]);
+      await upsert(site, [sampleProduct("a", "s1"), sampleProduct("b", "s2")]);
+      const result = await upsert(site, [sampleProduct("x", "s1"), sampleProduct("y", "s2")]);
       expect(result.applied).toBe(false);
       if (!result.applied) {
         expect([...result.conflicts].sort((l, r) => l.sku.localeCompare(r.sku))).toEqual([
@@ -137,75 +127,75 @@ export function testCatalogStore(
 
     test("two products may swap skus in one batch", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "s1"), product("b", "s2")]);
-      const result = await upsert(site, [product("a", "s2"), product("b", "s1")]);
+      await upsert(site, [sampleProduct("a", "s1"), sampleProduct("b", "s2")]);
+      const result = await upsert(site, [sampleProduct("a", "s2"), sampleProduct("b", "s1")]);
       expect(result).toEqual({ applied: true, counts: { created: 0, updated: 2, unchanged: 0 } });
-      await expectProducts(site, [product("a", "s2"), product("b", "s1")]);
+      await expectProducts(site, [sampleProduct("a", "s2"), sampleProduct("b", "s1")]);
     });
 
     test("a sku freed by a product of the batch can be taken by a new product", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "s1")]);
-      expect(await upsert(site, [product("b", "s1"), product("a", "s2")])).toMatchObject({ applied: true });
-      await expectProducts(site, [product("a", "s2"), product("b", "s1")]);
+      await upsert(site, [sampleProduct("a", "s1")]);
+      expect(await upsert(site, [sampleProduct("b", "s1"), sampleProduct("a", "s2")])).toMatchObject({ applied: true });
+      await expectProducts(site, [sampleProduct("a", "s2"), sampleProduct("b", "s1")]);
     });
 
     test("dry run: same counts and conflicts, nothing written", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "s1")]);
-      const dry = await upsert(site, [product("a", "s1", { price: 2 }), product("b", "s2")], true);
+      await upsert(site, [sampleProduct("a", "s1")]);
+      const dry = await upsert(site, [sampleProduct("a", "s1", { price: 2 }), sampleProduct("b", "s2")], true);
       expect(dry).toEqual({ applied: true, counts: { created: 1, updated: 1, unchanged: 0 } });
-      await expectProducts(site, [product("a", "s1")]);
+      await expectProducts(site, [sampleProduct("a", "s1")]);
       expect(await store.find(site, "b")).toBeUndefined();
-      expect(await upsert(site, [product("c", "s1")], true)).toEqual({
+      expect(await upsert(site, [sampleProduct("c", "s1")], true)).toEqual({
         applied: false,
         conflicts: [{ sku: "s1", id: "c", heldBy: "a" }],
       });
       const empty = uniqueSite();
-      expect(await upsert(empty, [product("a", "s1")], true)).toMatchObject({ applied: true });
+      expect(await upsert(empty, [sampleProduct("a", "s1")], true)).toMatchObject({ applied: true });
       expect(await store.find(empty, "a")).toBeUndefined();
     });
 
     test("the id wins over the sku when a key matches one product's id and another's sku", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("k", "s1"), product("other", "k")]);
-      expect(await store.find(site, "k")).toEqual(product("k", "s1"));
-      expect(await store.find(site, "k", "sku")).toEqual(product("other", "k"));
+      await upsert(site, [sampleProduct("k", "s1"), sampleProduct("other", "k")]);
+      expect(await store.find(site, "k")).toEqual(sampleProduct("k", "s1"));
+      expect(await store.find(site, "k", "sku")).toEqual(sampleProduct("other", "k"));
       expect(await store.find(site, "s1", "id")).toBeUndefined();
-      expect(await store.remove(site, "k")).toEqual(product("k", "s1"));
-      expect(await store.find(site, "k")).toEqual(product("other", "k"));
+      expect(await store.remove(site, "k")).toEqual(sampleProduct("k", "s1"));
+      expect(await store.find(site, "k")).toEqual(sampleProduct("other", "k"));
     });
 
     test("remove by id or by sku returns the product and frees its sku", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "s1"), product("b", "s2")]);
-      expect(await store.remove(site, "a", "id")).toEqual(product("a", "s1"));
-      expect(await store.remove(site, "s2", "sku")).toEqual(product("b", "s2"));
+      await upsert(site, [sampleProduct("a", "s1"), sampleProduct("b", "s2")]);
+      expect(await store.remove(site, "a", "id")).toEqual(sampleProduct("a", "s1"));
+      expect(await store.remove(site, "s2", "sku")).toEqual(sampleProduct("b", "s2"));
       for (const key of ["a", "b", "s1", "s2"]) expect(await store.find(site, key)).toBeUndefined();
-      expect(await upsert(site, [product("c", "s1"), product("d", "s2")])).toMatchObject({ applied: true });
+      expect(await upsert(site, [sampleProduct("c", "s1"), sampleProduct("d", "s2")])).toMatchObject({ applied: true });
     });
 
     test("remove of what does not exist gives undefined and changes nothing", async () => {
       const site = uniqueSite();
-      await upsert(site, [product("a", "s1")]);
+      await upsert(site, [sampleProduct("a", "s1")]);
       expect(await store.remove(site, "missing")).toBeUndefined();
       expect(await store.remove(site, "s1", "id")).toBeUndefined();
       expect(await store.remove(site, "a", "sku")).toBeUndefined();
-      await expectProducts(site, [product("a", "s1")]);
+      await expectProducts(site, [sampleProduct("a", "s1")]);
     });
 
     test("sites are isolated, even when they differ only in siteType or siteId", async () => {
       const one = uniqueSite("alpha");
       const sameIdOtherType = { siteType: "beta", siteId: one.siteId };
       const sameTypeOtherId = { siteType: "alpha", siteId: `${one.siteId}x` };
-      await upsert(one, [product("a", "s1")]);
+      await upsert(one, [sampleProduct("a", "s1")]);
       for (const site of [sameIdOtherType, sameTypeOtherId]) {
         expect(await store.find(site, "a")).toBeUndefined();
         expect(await store.find(site, "s1")).toBeUndefined();
         expect(await store.remove(site, "a")).toBeUndefined();
-        expect(await upsert(site, [product("b", "s1")])).toMatchObject({ applied: true });
+        expect(await upsert(site, [sampleProduct("b", "s1")])).toMatchObject({ applied: true });
       }
-      await expectProducts(one, [product("a", "s1")]);
+      await expectProducts(one, [sampleProduct("a", "s1")]);
     });
 
     test("site names with separators and braces cannot collide", async () => {
@@ -214,15 +204,15 @@ export function testCatalogStore(
       const c = { siteType: "{x}", siteId: "}{" };
       const suffix = crypto.randomUUID();
       const sites = [a, b, c].map((s) => ({ ...s, siteId: `${s.siteId}${suffix}` }));
-      for (const [i, site] of sites.entries()) await upsert(site, [product("same", `sku${i}`)]);
+      for (const [i, site] of sites.entries()) await upsert(site, [sampleProduct("same", `sku${i}`)]);
       for (const [i, site] of sites.entries())
-        expect(await store.find(site, "same")).toEqual(product("same", `sku${i}`));
+        expect(await store.find(site, "same")).toEqual(sampleProduct("same", `sku${i}`));
     });
 
     // The other direction is the catalog's promise: `upsert` may keep the objects it is given.
     test("returned products are copies: changing one never changes the store", async () => {
       const site = uniqueSite();
-      const original = full("a", "s1");
+      const original = fullProduct("a", "s1");
       await upsert(site, [structuredClone(original)]);
       const found = (await store.find(site, "a")) as Product;
       (found as { title: string }).title = "changed after find";
@@ -249,8 +239,8 @@ export function testCatalogStore(
 
     test(`a batch of ${largeBatch} products is applied whole, or not at all`, async () => {
       const site = uniqueSite();
-      const batch = Array.from({ length: largeBatch }, (_, i) => full(`id-${i}`, `sku-${i}`));
-      await upsert(site, [product("holder", `sku-${largeBatch - 1}`)]);
+      const batch = Array.from({ length: largeBatch }, (_, i) => fullProduct(`id-${i}`, `sku-${i}`));
+      await upsert(site, [sampleProduct("holder", `sku-${largeBatch - 1}`)]);
       const refused = await upsert(site, batch);
       expect(refused).toEqual({
         applied: false,
@@ -289,11 +279,11 @@ export function testCatalogStore(
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 2, max: 6 }), fc.boolean(), async (contenders, preheld) => {
           const site = uniqueSite();
-          if (preheld) await upsert(site, [product("holder", "old")]);
+          if (preheld) await upsert(site, [sampleProduct("holder", "old")]);
           const attempts = Array.from({ length: contenders }, (_, i) =>
-            upsert(site, [product(`c${i}`, "contested"), product(`c${i}-other`, `other-${i}`)]),
+            upsert(site, [sampleProduct(`c${i}`, "contested"), sampleProduct(`c${i}-other`, `other-${i}`)]),
           );
-          if (preheld) attempts.push(upsert(site, [product("holder", "contested")]));
+          if (preheld) attempts.push(upsert(site, [sampleProduct("holder", "contested")]));
           const results = await Promise.all(attempts);
           const winners = results.flatMap((r, i) => (r.applied ? [i] : []));
           expect(winners).toHaveLength(1);
@@ -302,7 +292,9 @@ export function testCatalogStore(
           expect((await store.find(site, "contested", "sku"))?.id).toBe(winnerId);
           for (let i = 0; i < contenders; i++) {
             const present = i === winner;
-            expect(await store.find(site, `c${i}`, "id")).toEqual(present ? product(`c${i}`, "contested") : undefined);
+            expect(await store.find(site, `c${i}`, "id")).toEqual(
+              present ? sampleProduct(`c${i}`, "contested") : undefined,
+            );
             expect((await store.find(site, `other-${i}`, "sku"))?.id).toBe(present ? `c${i}-other` : undefined);
           }
           if (preheld) {
@@ -314,101 +306,4 @@ export function testCatalogStore(
       );
     }, 120_000);
   });
-}
-
-interface Real {
-  readonly catalog: Catalog;
-  readonly sites: readonly Site[];
-}
-
-type Command = fc.AsyncCommand<CatalogModel, Real>;
-
-// Three-letter alphabets for ids and skus, overlapping, so that collisions happen on most runs.
-const KEYS = ["a", "b", "c"] as const;
-const smallKey = fc.constantFrom(...KEYS);
-const smallProduct = fc
-  .record({ id: smallKey, sku: smallKey, variant: fc.constantFrom(0, 1, 2) })
-  .map(({ id, sku, variant }) => (variant === 2 ? full(id, sku) : product(id, sku, variant === 1 ? { price: 1 } : {})));
-const siteIndex = fc.constantFrom(0, 1);
-const byArb = fc.constantFrom<KeyField | undefined>(undefined, "id", "sku");
-
-async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
-  try {
-    return { ok: true, value: await run() };
-  } catch (error) {
-    if (!isCatalogError(error)) throw error;
-    if (error.code !== "SKU_CONFLICT") return { ok: false, code: error.code };
-    const conflicts = error.problems.map((p) => `${p.sku}<-${p.heldBy}`).sort();
-    return { ok: false, code: error.code, conflicts };
-  }
-}
-
-/** After every command, every id and sku of the alphabet reads the same in store and model. */
-async function checkState(model: CatalogModel, real: Real): Promise<void> {
-  for (const [index, site] of real.sites.entries()) {
-    for (const key of KEYS) {
-      for (const by of ["id", "sku"] as const) {
-        const expected = model.find(index, key, by);
-        const actual = await real.catalog.getProduct(site, key, { by }).catch((error: unknown) => {
-          if (isCatalogError(error, "PRODUCT_NOT_FOUND")) return undefined;
-          throw error;
-        });
-        expect(actual, `${by} ${key} in site ${index}`).toEqual(expected);
-      }
-    }
-  }
-}
-
-function command(label: string, step: (model: CatalogModel, real: Real) => Promise<[Outcome, Outcome]>): Command {
-  return {
-    check: () => true,
-    async run(model, real) {
-      const [expected, actual] = await step(model, real);
-      expect(actual, label).toEqual(expected);
-      await checkState(model, real);
-    },
-    toString: () => label,
-  };
-}
-
-function commandArbs(): fc.Arbitrary<Command>[] {
-  return [
-    fc
-      .tuple(siteIndex, fc.array(smallProduct, { maxLength: 5 }), fc.boolean())
-      .map(([site, list, dryRun]) =>
-        command(
-          `import(${site}, ${JSON.stringify(list.map((p) => [p.id, p.sku]))}, dry=${dryRun})`,
-          async (model, real) => [
-            model.import(site, list, dryRun),
-            await outcome(() => real.catalog.importProducts(real.sites[site] as Site, list, { dryRun })),
-          ],
-        ),
-      ),
-    fc
-      .tuple(siteIndex, smallProduct)
-      .map(([site, p]) =>
-        command(`importOne(${site}, ${p.id}, ${p.sku})`, async (model, real) => [
-          model.import(site, [p], false),
-          await outcome(() => real.catalog.importProduct(real.sites[site] as Site, p)),
-        ]),
-      ),
-    fc.tuple(siteIndex, smallKey, byArb).map(([site, key, by]) =>
-      command(`delete(${site}, ${key}, ${by})`, async (model, real) => {
-        const removed = model.remove(site, key, by);
-        return [
-          removed ? { ok: true, value: removed } : { ok: false, code: "PRODUCT_NOT_FOUND" },
-          await outcome(() => real.catalog.deleteProduct(real.sites[site] as Site, key, by ? { by } : {})),
-        ];
-      }),
-    ),
-    fc.tuple(siteIndex, smallKey, byArb).map(([site, key, by]) =>
-      command(`get(${site}, ${key}, ${by})`, async (model, real) => {
-        const found = model.find(site, key, by);
-        return [
-          found ? { ok: true, value: found } : { ok: false, code: "PRODUCT_NOT_FOUND" },
-          await outcome(() => real.catalog.getProduct(real.sites[site] as Site, key, by ? { by } : {})),
-        ];
-      }),
-    ),
-  ];
 }

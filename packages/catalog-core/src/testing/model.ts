@@ -1,6 +1,13 @@
-// The reference model the conformance suite runs every store beside, operation by operation.
+// The reference model the conformance suite runs every store beside, operation by operation, and
+// the fast-check commands that drive a catalog on the store and the model together.
+import fc from "fast-check";
+import { expect } from "vitest";
+import type { Catalog } from "../catalog.ts";
+import { isCatalogError } from "../errors.ts";
 import { encodeProduct, type Product } from "../product.ts";
+import type { Site } from "../site.ts";
 import type { KeyField } from "../store.ts";
+import { fullProduct, sampleProduct } from "./arbitraries.ts";
 
 /** What the reference model expects an operation to answer. */
 export type Outcome =
@@ -65,4 +72,105 @@ export class CatalogModel {
     if (product) this.sites[site]?.delete(product.id);
     return product;
   }
+}
+
+/** What the commands drive: a catalog on the store under test, and its two sites. */
+export interface Real {
+  readonly catalog: Catalog;
+  readonly sites: readonly Site[];
+}
+
+type Command = fc.AsyncCommand<CatalogModel, Real>;
+
+// Three-letter alphabets for ids and skus, overlapping, so that collisions happen on most runs.
+const KEYS = ["a", "b", "c"] as const;
+const smallKey = fc.constantFrom(...KEYS);
+const smallProduct = fc
+  .record({ id: smallKey, sku: smallKey, variant: fc.constantFrom(0, 1, 2) })
+  .map(({ id, sku, variant }) =>
+    variant === 2 ? fullProduct(id, sku) : sampleProduct(id, sku, variant === 1 ? { price: 1 } : {}),
+  );
+const siteIndex = fc.constantFrom(0, 1);
+const byArb = fc.constantFrom<KeyField | undefined>(undefined, "id", "sku");
+
+async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    if (!isCatalogError(error)) throw error;
+    if (error.code !== "SKU_CONFLICT") return { ok: false, code: error.code };
+    const conflicts = error.problems.map((p) => `${p.sku}<-${p.heldBy}`).sort();
+    return { ok: false, code: error.code, conflicts };
+  }
+}
+
+/** After every command, every id and sku of the alphabet reads the same in store and model. */
+async function checkState(model: CatalogModel, real: Real): Promise<void> {
+  for (const [index, site] of real.sites.entries()) {
+    for (const key of KEYS) {
+      for (const by of ["id", "sku"] as const) {
+        const expected = model.find(index, key, by);
+        const actual = await real.catalog.getProduct(site, key, { by }).catch((error: unknown) => {
+          if (isCatalogError(error, "PRODUCT_NOT_FOUND")) return undefined;
+          throw error;
+        });
+        expect(actual, `${by} ${key} in site ${index}`).toEqual(expected);
+      }
+    }
+  }
+}
+
+function command(label: string, step: (model: CatalogModel, real: Real) => Promise<[Outcome, Outcome]>): Command {
+  return {
+    check: () => true,
+    async run(model, real) {
+      const [expected, actual] = await step(model, real);
+      expect(actual, label).toEqual(expected);
+      await checkState(model, real);
+    },
+    toString: () => label,
+  };
+}
+
+/** fast-check commands: imports, single imports, deletes and lookups, each checked against the model. */
+export function commandArbs(): fc.Arbitrary<Command>[] {
+  return [
+    fc
+      .tuple(siteIndex, fc.array(smallProduct, { maxLength: 5 }), fc.boolean())
+      .map(([site, list, dryRun]) =>
+        command(
+          `import(${site}, ${JSON.stringify(list.map((p) => [p.id, p.sku]))}, dry=${dryRun})`,
+          async (model, real) => [
+            model.import(site, list, dryRun),
+            await outcome(() => real.catalog.importProducts(real.sites[site] as Site, list, { dryRun })),
+          ],
+        ),
+      ),
+    fc
+      .tuple(siteIndex, smallProduct)
+      .map(([site, p]) =>
+        command(`importOne(${site}, ${p.id}, ${p.sku})`, async (model, real) => [
+          model.import(site, [p], false),
+          await outcome(() => real.catalog.importProduct(real.sites[site] as Site, p)),
+        ]),
+      ),
+    fc.tuple(siteIndex, smallKey, byArb).map(([site, key, by]) =>
+      command(`delete(${site}, ${key}, ${by})`, async (model, real) => {
+        const removed = model.remove(site, key, by);
+        return [
+          removed ? { ok: true, value: removed } : { ok: false, code: "PRODUCT_NOT_FOUND" },
+          await outcome(() => real.catalog.deleteProduct(real.sites[site] as Site, key, by ? { by } : {})),
+        ];
+      }),
+    ),
+    fc.tuple(siteIndex, smallKey, byArb).map(([site, key, by]) =>
+      command(`get(${site}, ${key}, ${by})`, async (model, real) => {
+        const found = model.find(site, key, by);
+        return [
+          found ? { ok: true, value: found } : { ok: false, code: "PRODUCT_NOT_FOUND" },
+          await outcome(() => real.catalog.getProduct(real.sites[site] as Site, key, by ? { by } : {})),
+        ];
+      }),
+    ),
+  ];
 }
