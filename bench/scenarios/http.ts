@@ -1,6 +1,8 @@
 // HTTP load against the product and its baselines, each server in its own process (so the load
 // generator never shares an event loop with a server), rounds alternating. GETs go through wrk (a C
 // load generator on one thread, when installed; autocannon otherwise), POSTs through autocannon.
+// One file past the usual length: its rounds must alternate every server in one process, so the
+// servers, the load and the rows of both storages are driven from here.
 // The product runs twice: the handler alone on startServer, and the standalone server exactly as
 // `npm start` runs it (its CLI, a configuration file, the access log on, every default).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";

@@ -2,6 +2,8 @@
 // product) and redis-benchmark on the same private server; full syncs, dry runs and merges into
 // a larger site; the longest script call Redis recorded (SLOWLOG), the time one import blocks
 // every other client of that Redis; and the cost of waiting for a replica after each write.
+// One file past the usual length: every row is measured against baselines taken on the same
+// private server in the same run.
 import { execFile } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";

@@ -1,3 +1,6 @@
+// The request listener of the catalog's HTTP API: route, authenticate, read the body under the
+// fairness rules, call the catalog, answer or map the error to a problem body, log. One closure
+// past the usual length: every route shares the handler's limits, admission and log.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type Catalog,
