@@ -1,3 +1,5 @@
+// What the results were measured on: CPU, cores, memory, OS, Node and the versions of the packages
+// and tools.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";

@@ -1,3 +1,5 @@
+// Timing for the in-process scenarios: cases timed in alternating rounds after a warm-up, and
+// their medians.
 import { performance } from "node:perf_hooks";
 
 /** One thing to time: `run` does the work once; `setup` (sync or async) prepares it outside the clock. */

@@ -1,3 +1,4 @@
+// The command-line options every bench script understands (--quick, --size, --only).
 import { parseArgs } from "node:util";
 
 /** Command-line options every bench script understands. */

@@ -1,3 +1,5 @@
+// A storage adapter in one file, to copy when writing your own: every CatalogStore method on plain
+// Maps.
 import {
   type CatalogStore,
   encodeProduct,

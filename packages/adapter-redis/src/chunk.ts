@@ -1,3 +1,5 @@
+// A batch as script arguments: the JSON array of its canonical products, in chunks that keep each
+// script call short.
 import { PRODUCT_FIELDS, type Product } from "@catalog-kit/catalog-core";
 
 /**

@@ -1,3 +1,5 @@
+// The store's ioredis client: options under which no command is ever sent twice, the check of a
+// client the caller gives, readiness.
 import { CatalogError } from "@catalog-kit/catalog-core";
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 

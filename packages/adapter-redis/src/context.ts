@@ -1,3 +1,4 @@
+// What the store's modules share: how to run a script on a site's keys, and the tuning.
 import type { ImportKeys, KeyName } from "./keys.ts";
 import type { Script } from "./lua.ts";
 

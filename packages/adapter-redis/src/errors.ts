@@ -1,3 +1,5 @@
+// STORAGE_UNAVAILABLE errors that say what is known to be written and never name hosts, ports or
+// slots.
 import { CatalogError, isCatalogError } from "@catalog-kit/catalog-core";
 
 /** What a failed write is known to have done: nothing, or possibly everything (a lost reply). */

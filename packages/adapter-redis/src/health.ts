@@ -1,3 +1,5 @@
+// Whether the store's Redis serves every site: each slot's owner answers, and no eviction policy
+// may delete products.
 import { CatalogError } from "@catalog-kit/catalog-core";
 import calculateSlot from "cluster-key-slot";
 import { Cluster, type Redis } from "ioredis";

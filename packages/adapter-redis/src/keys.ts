@@ -1,3 +1,5 @@
+// The Redis keys of a site and of an import's staging, under one hash tag per site, and the site's
+// state fields.
 import type { Site } from "@catalog-kit/catalog-core";
 
 /**

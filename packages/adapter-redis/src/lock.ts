@@ -1,3 +1,5 @@
+// The site lock that imports hold, released on every path, and the wait of one-call writes for a
+// site an import holds.
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CatalogError } from "@catalog-kit/catalog-core";

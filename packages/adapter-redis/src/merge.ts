@@ -1,3 +1,5 @@
+// Folding a committed import's merging hashes into the site, chunk by chunk, without changing what
+// readers see.
 import { CatalogError } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import type { SiteKeys } from "./keys.ts";

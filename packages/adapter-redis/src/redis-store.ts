@@ -1,3 +1,4 @@
+// createRedisStore: the CatalogStore facade over the scripts, the staged import and the client.
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   CatalogError,

@@ -1,3 +1,4 @@
+// waitForReplicas: Redis WAIT on the primary that holds a site, after each write.
 import { CatalogError } from "@catalog-kit/catalog-core";
 import calculateSlot from "cluster-key-slot";
 import { Cluster, type Redis } from "ioredis";

@@ -1,3 +1,5 @@
+// Imports larger than one script call: staged out of sight under the site lock, then published in
+// one O(1) step.
 import { CatalogError, type Product, type SkuConflict, type UpsertResult } from "@catalog-kit/catalog-core";
 import type { Chunk } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";

@@ -1,3 +1,5 @@
+// createCatalog: the catalog's rules (sites, validation, limits, id-or-sku lookup) over a
+// CatalogStore.
 import { decodeCsv } from "./csv.ts";
 import { CatalogError, siteNotFound } from "./errors.ts";
 import { type Batch, type Locator, Problems, toBatch, toPointer, validateProducts } from "./parse.ts";

@@ -1,3 +1,4 @@
+// CatalogError, the one error class of the catalog, with its stable codes and located problems.
 import type { Site } from "./site.ts";
 
 /** The stable codes of every failure the catalog reports on purpose. */

@@ -1,3 +1,4 @@
+// The public surface of @catalog-kit/catalog-core.
 export {
   type Catalog,
   type CatalogLimits,

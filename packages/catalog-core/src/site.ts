@@ -1,3 +1,4 @@
+// Sites: the schema of a (siteType, siteId) pair and its stable string key.
 import * as v from "valibot";
 
 const SiteField = v.pipe(

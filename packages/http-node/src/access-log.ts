@@ -1,3 +1,5 @@
+// The access log: one JSON line per request, written in batches so that it costs almost nothing
+// under load.
 import type { AccessLogEntry } from "./handler.ts";
 
 /**

@@ -1,3 +1,5 @@
+// Who may start reading an import body: a few bodies per token, and a byte budget for all, so no
+// token stalls the others.
 import type { IncomingMessage } from "node:http";
 import { ClientGoneError } from "./body.ts";
 

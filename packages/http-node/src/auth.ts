@@ -1,3 +1,4 @@
+// Token lookup in constant time, and what a token's grant covers: its sites and its default site.
 import { hash, timingSafeEqual } from "node:crypto";
 import { CatalogError, type Site, siteKey, siteNotFound } from "@catalog-kit/catalog-core";
 import { type AccessToken, HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";

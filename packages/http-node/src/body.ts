@@ -1,3 +1,5 @@
+// Reading a request body: declared and actual size limits, content types, the idle cut-off, JSON
+// parsing.
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "./problem.ts";

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// The standalone server (`npm start`): configuration, store, handler, access log, graceful stop.
 import { randomBytes } from "node:crypto";
 import { createCatalog } from "@catalog-kit/catalog-core";
 import { createAccessLog } from "./access-log.ts";

@@ -1,3 +1,5 @@
+// The standalone server's configuration file (CATALOG_CONFIG): its schema, defaults, and errors
+// that name the key.
 import { readFile } from "node:fs/promises";
 import { DEFAULT_MAX_PRODUCTS, type Site, SiteSchema, siteKey } from "@catalog-kit/catalog-core";
 import * as v from "valibot";

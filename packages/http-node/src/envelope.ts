@@ -1,3 +1,5 @@
+// The JSON envelope of an import request: the products field, and the deprecated siteId/siteType
+// body fields.
 import { SiteSchema, toPointer } from "@catalog-kit/catalog-core";
 import * as v from "valibot";
 import type { ProblemEntry } from "./problem.ts";

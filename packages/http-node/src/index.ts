@@ -1,3 +1,4 @@
+// The public surface of @catalog-kit/http-node.
 export { type AccessLog, type AccessLogOptions, createAccessLog, formatAccessLog } from "./access-log.ts";
 export type { AccessToken } from "./access-token.ts";
 export { DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";

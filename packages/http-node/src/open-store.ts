@@ -1,3 +1,5 @@
+// Opening the configured store; adapters are loaded on demand, so only the one in use must be
+// installed.
 import type { CatalogStore } from "@catalog-kit/catalog-core";
 import type { StorageConfig } from "./config.ts";
 

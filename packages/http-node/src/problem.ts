@@ -1,3 +1,4 @@
+// Errors as RFC 9457 problem bodies: the one table from error code to HTTP status.
 import type { ServerResponse } from "node:http";
 import { CatalogError, type ErrorCode, type Problem } from "@catalog-kit/catalog-core";
 

@@ -1,3 +1,4 @@
+// Request ids: the client's X-Request-Id when it is safe, else a cheap generated one.
 import { randomBytes } from "node:crypto";
 
 /** Longest `X-Request-Id` a client may send; a longer one is replaced by a generated id. */

@@ -1,3 +1,5 @@
+// The route table: which action each method takes on each resource, and the Allow header it
+// implies.
 import { CatalogError } from "@catalog-kit/catalog-core";
 import type { ProblemEntry } from "./problem.ts";
 

@@ -1,3 +1,4 @@
+// startServer: node:http with the timeouts slow clients need, and a graceful close.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 

@@ -1,3 +1,4 @@
+// Successful answers: JSON with its exact length and the request id, and the import summary.
 import type { ServerResponse } from "node:http";
 import type { ImportSummary } from "@catalog-kit/catalog-core";
 

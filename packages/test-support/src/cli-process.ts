@@ -1,3 +1,4 @@
+// The standalone server as a child process, as `npm start` runs it, for tests.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
