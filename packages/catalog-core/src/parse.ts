@@ -1,7 +1,5 @@
 // Imported records checked against the product schema, every problem located (a JSON pointer, or
 // a CSV row and column); then the batch a store applies: repeated ids deduped, in-batch sku conflicts.
-imports checked against the product schema, every problem located by a JSON
-// pointer; repeated ids deduped.
 import * as v from "valibot";
 import { CatalogError, MAX_PROBLEMS, type Problem } from "./errors.ts";
 import { checkProductFast, type Product, ProductSchema } from "./product.ts";
