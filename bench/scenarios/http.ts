@@ -51,6 +51,18 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
   }
 }
 
+// A server child process: where it listens, its CPU so far, and a graceful stop.
+function running(url: string, child: ChildProcess, exited: Promise<void>): Running {
+  return {
+    url,
+    cpuSeconds: () => cpuSecondsOf(child.pid),
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
 async function startServer(file: string, args: readonly string[] = []): Promise<Running> {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -63,14 +75,7 @@ async function startServer(file: string, args: readonly string[] = []): Promise<
     lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
     child.once("exit", (code) => reject(new Error(`${file} exited with ${code} before listening`)));
   });
-  return {
-    url,
-    cpuSeconds: () => cpuSecondsOf(child.pid),
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  return running(url, child, exited);
 }
 
 /**
@@ -111,14 +116,7 @@ async function startNpmStart(): Promise<Running> {
     });
     if (response.status !== 200) throw new Error(`npm start refused the preload: ${await response.text()}`);
   }
-  return {
-    url,
-    cpuSeconds: () => cpuSecondsOf(child.pid),
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  return running(url, child, exited);
 }
 
 // Visit products in a scrambled order, as real traffic does.
