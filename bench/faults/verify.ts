@@ -1,7 +1,7 @@
 // Part 1's checks after the load: every id read back through the store against what the answers
 // promised, then the Redis keys walked raw (stored JSON, SKU index, TTLs of leftovers).
 
-import { checkIndex, checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "@catalog-kit/adapter-redis/testing";
+import { checkIndex, checkKeyPrefix, siteKeys, storedProducts } from "@catalog-kit/adapter-redis/testing";
 import type { CatalogStore, Product } from "@catalog-kit/catalog-core";
 import type { Redis } from "ioredis";
 import { sameProduct } from "../client.ts";
@@ -101,10 +101,7 @@ export async function verifyWriters(store: CatalogStore, writers: readonly Write
 /** Walks the Redis keys of the site and of the whole prefix. */
 export async function walkRedis(watcher: Redis, seen: ReadonlyMap<string, Product>): Promise<void> {
   const keys = siteKeys(checkKeyPrefix(KEY_PREFIX), SITE);
-  const stored = await watcher.hgetall(keys.products);
-  // The site's lock and merging mark are state, not products.
-  delete stored[LOCK_FIELD];
-  delete stored[MERGING_FIELD];
+  const stored = await storedProducts(watcher, keys);
   for (const [id, json] of Object.entries(stored)) {
     if (!sameProduct(JSON.parse(json) as Product, seen.get(id))) {
       fail("raw stored JSON differs from what the store returned", `${id}: ${json.slice(0, 200)}`);

@@ -47,6 +47,11 @@ export type KeyName = keyof ImportKeys;
 export const LOCK_FIELD = "\u0000lock";
 export const MERGING_FIELD = "\u0000merging";
 
+/** Whether a field of the products hash is one of the site's state fields rather than a product. */
+export function isStateField(field: string): boolean {
+  return field === LOCK_FIELD || field === MERGING_FIELD;
+}
+
 /** The prefix keys get when `keyPrefix` is not given. */
 export const DEFAULT_KEY_PREFIX = "catalog";
 

@@ -2,7 +2,7 @@
 // who want to verify a site after an incident: they read only, and never need the store.
 import { decodeProduct, type Site } from "@catalog-kit/catalog-core";
 import type { Cluster, Redis } from "ioredis";
-import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, type SiteKeys, siteKeys } from "../keys.ts";
+import { checkKeyPrefix, isStateField, MERGING_FIELD, type SiteKeys, siteKeys } from "../keys.ts";
 
 /**
  * Walks every product and every index entry of a site and lists what disagrees: each sku entry
@@ -12,17 +12,16 @@ import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, type SiteKeys, siteKeys } fr
  */
 export async function checkIndex(client: Redis | Cluster, keyPrefix: string, site: Site): Promise<string[]> {
   const keys = siteKeys(checkKeyPrefix(keyPrefix), site);
-  const [products, skus, skuOf, merging] = await Promise.all([
+  const [stored, skus, skuOf, merging] = await Promise.all([
     client.hgetall(keys.products),
     client.hgetall(keys.skus),
     client.hgetall(keys.skuOf),
     client.exists(keys.mergingProducts, keys.mergingSkus, keys.mergingSkuOf),
   ]);
   const problems: string[] = [];
-  if (merging > 0 || products[MERGING_FIELD] !== undefined) problems.push("a merge is unfinished");
+  if (merging > 0 || stored[MERGING_FIELD] !== undefined) problems.push("a merge is unfinished");
   // The lock is the site's state, not a product (an expired one may stay until the next import).
-  delete products[LOCK_FIELD];
-  delete products[MERGING_FIELD];
+  const products = withoutState(stored);
   for (const [id, json] of Object.entries(products)) {
     const product = decodeProduct(json);
     if (product.id !== id) problems.push(`product ${id} holds id ${product.id}`);
@@ -40,7 +39,17 @@ export async function checkIndex(client: Redis | Cluster, keyPrefix: string, sit
   return problems;
 }
 
+function withoutState(hash: Record<string, string>): Record<string, string> {
+  for (const field of Object.keys(hash)) if (isStateField(field)) delete hash[field];
+  return hash;
+}
+
+/** id → canonical JSON of every product a site holds, its state fields left out. */
+export async function storedProducts(client: Redis | Cluster, keys: SiteKeys): Promise<Record<string, string>> {
+  return withoutState(await client.hgetall(keys.products));
+}
+
 /** The ids of the products a site holds (its products hash also holds the site's state fields). */
 export async function productIds(client: Redis | Cluster, keys: SiteKeys): Promise<string[]> {
-  return (await client.hkeys(keys.products)).filter((field) => field !== LOCK_FIELD && field !== MERGING_FIELD);
+  return (await client.hkeys(keys.products)).filter((field) => !isStateField(field));
 }
