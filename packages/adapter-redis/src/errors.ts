@@ -40,6 +40,11 @@ export function unavailable(error: unknown, what: string, outcome?: Outcome): Ca
   return new CatalogError("STORAGE_UNAVAILABLE", `Redis ${what} failed: ${reason(error)}${known}`, { cause: error });
 }
 
+/** The error of an import whose lock expired before it published: nothing of it is visible. */
+export function lostLock(): CatalogError {
+  return new CatalogError("STORAGE_UNAVAILABLE", "The import took too long and its lock expired; nothing was written");
+}
+
 /**
  * Whether Redis refused a command before running it because its slot is moving, so that it is
  * safe to send again. ioredis gives up on redirections after a few tries, naming the last

@@ -1,15 +1,10 @@
 // Folding a committed import's merging hashes into the site, chunk by chunk, without changing what
 // readers see.
-import { CatalogError } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
+import { lostLock } from "./errors.ts";
 import type { SiteKeys } from "./keys.ts";
 import { MERGE } from "./scripts.ts";
 import { windowed } from "./windowed.ts";
-
-/** The error of an import whose lock expired before it published: nothing of it is visible. */
-export function lostLock(): CatalogError {
-  return new CatalogError("STORAGE_UNAVAILABLE", "The import took too long and its lock expired; nothing was written");
-}
 
 /** `items` in arrays of `size` (the last may be shorter). */
 export function* slices<T>(items: Iterable<T>, size: number): Generator<T[]> {

@@ -3,10 +3,10 @@
 import { CatalogError, type Product, type SkuConflict, type UpsertResult } from "@catalog-kit/catalog-core";
 import type { Chunk } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";
-import { unavailable } from "./errors.ts";
+import { lostLock, unavailable } from "./errors.ts";
 import { type ImportKeys, importKeys, type SiteKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
-import { lostLock, mergeIds, slices } from "./merge.ts";
+import { mergeIds, slices } from "./merge.ts";
 import { BACKFILL, COMMIT, STAGE } from "./scripts.ts";
 import { windowed } from "./windowed.ts";
 
