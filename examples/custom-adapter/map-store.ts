@@ -8,6 +8,7 @@ import {
   type Site,
   type SkuConflict,
   siteKey,
+  type UpsertResult,
 } from "@catalog-kit/catalog-core";
 
 /**
@@ -34,37 +35,86 @@ export function createMapStore(): CatalogStore {
     if (closed) throw new Error("The store is closed");
   }
 
+  // Upsert's atomic step, shared with a staged import's commit.
+  function apply(site: Site, batch: readonly Product[], dryRun: boolean): UpsertResult {
+    const ids = new Set(batch.map((product) => product.id));
+    const conflicts: SkuConflict[] = [];
+    for (const { id, sku } of batch) {
+      const heldBy = skus.get(keyOf(site, sku));
+      if (heldBy !== undefined && heldBy !== id && !ids.has(heldBy)) conflicts.push({ sku, id, heldBy });
+    }
+    if (conflicts.length > 0) return { applied: false, conflicts };
+
+    let created = 0;
+    let unchanged = 0;
+    for (const product of batch) {
+      const old = products.get(keyOf(site, product.id));
+      if (old === undefined) created++;
+      else if (encodeProduct(old) === encodeProduct(product)) unchanged++;
+    }
+    if (!dryRun) {
+      for (const { id } of batch) {
+        const old = products.get(keyOf(site, id));
+        if (old !== undefined && skus.get(keyOf(site, old.sku)) === id) skus.delete(keyOf(site, old.sku));
+      }
+      for (const product of batch) {
+        products.set(keyOf(site, product.id), structuredClone(product));
+        skus.set(keyOf(site, product.sku), product.id);
+      }
+    }
+    return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
+  }
+
   return {
     // No await between the checks and the writes: on Node's single thread that makes it atomic.
     // A networked store needs a transaction or a server-side script instead.
     async upsert(site, batch, { dryRun }) {
       assertOpen();
-      const ids = new Set(batch.map((product) => product.id));
-      const conflicts: SkuConflict[] = [];
-      for (const { id, sku } of batch) {
-        const heldBy = skus.get(keyOf(site, sku));
-        if (heldBy !== undefined && heldBy !== id && !ids.has(heldBy)) conflicts.push({ sku, id, heldBy });
-      }
-      if (conflicts.length > 0) return { applied: false, conflicts };
+      return apply(site, batch, dryRun);
+    },
 
-      let created = 0;
-      let unchanged = 0;
-      for (const product of batch) {
-        const old = products.get(keyOf(site, product.id));
-        if (old === undefined) created++;
-        else if (encodeProduct(old) === encodeProduct(product)) unchanged++;
-      }
-      if (!dryRun) {
-        for (const { id } of batch) {
-          const old = products.get(keyOf(site, id));
-          if (old !== undefined && skus.get(keyOf(site, old.sku)) === id) skus.delete(keyOf(site, old.sku));
-        }
-        for (const product of batch) {
-          products.set(keyOf(site, product.id), structuredClone(product));
-          skus.set(keyOf(site, product.sku), product.id);
-        }
-      }
-      return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
+    // A store that can stage out of sight (a temporary table, staging keys) writes each chunk
+    // there; this one keeps the chunks in a Map by id, so that a later product replaces an earlier one.
+    async beginImport(site, { dryRun }) {
+      assertOpen();
+      const staged = new Map<string, { product: Product; position: number }>();
+      return {
+        async add(batch, positions) {
+          batch.forEach((product, i) => {
+            const earlier = staged.get(product.id);
+            if (earlier) Object.assign(earlier, { product, position: positions[i] });
+            else staged.set(product.id, { product, position: positions[i] as number });
+          });
+        },
+        async commit() {
+          assertOpen();
+          const entries = [...staged.values()];
+          staged.clear();
+          const positionOf = (id: string) => entries.find((entry) => entry.product.id === id)?.position as number;
+          // Two staged ids claiming one sku: every claimer but the first is a conflict.
+          const firstClaimer = new Map<string, string>();
+          const claims: SkuConflict[] = [];
+          for (const { product, position } of entries) {
+            const first = firstClaimer.get(product.sku);
+            if (first === undefined) firstClaimer.set(product.sku, product.id);
+            else claims.push({ sku: product.sku, id: product.id, heldBy: first, position });
+          }
+          if (claims.length > 0) return { applied: false, conflicts: claims };
+          const result = apply(
+            site,
+            entries.map((entry) => entry.product),
+            dryRun,
+          );
+          if (result.applied) return result;
+          return {
+            applied: false,
+            conflicts: result.conflicts.map((conflict) => ({ ...conflict, position: positionOf(conflict.id) })),
+          };
+        },
+        async abort() {
+          staged.clear();
+        },
+      };
     },
 
     async find(site, key, by) {

@@ -6,7 +6,14 @@ import {
   type Site,
   type SkuConflict,
   siteKey,
+  type UpsertResult,
 } from "@catalog-kit/catalog-core";
+
+// A staged product and the position of its last appearance.
+interface Staged {
+  product: Product;
+  position: number;
+}
 
 interface SiteProducts {
   readonly byId: Map<string, Product>;
@@ -95,44 +102,99 @@ export function createMemoryStore(): CatalogStore {
     return id === undefined ? undefined : products.byId.get(id);
   }
 
+  // The one atomic step of `upsert` and of a staged import's commit: no `await` inside.
+  function apply(site: Site, batch: readonly Product[], dryRun: boolean): UpsertResult {
+    const products = siteOf(site, !dryRun) ?? { byId: new Map(), idBySku: new Map() };
+    // The first import of a site (the bulk load) has nothing to conflict with or replace: its
+    // ids are distinct, so it skips two map lookups a product.
+    const empty = products.byId.size === 0;
+    // Built only when some sku is held by another id: a first import never needs it.
+    let batchIds: Set<string> | undefined;
+    const conflicts: SkuConflict[] = [];
+    for (let i = 0; !empty && i < batch.length; i++) {
+      const { id, sku } = batch[i] as Product;
+      const heldBy = products.idBySku.get(sku);
+      if (heldBy === undefined || heldBy === id) continue;
+      batchIds ??= new Set(batch.map((product) => product.id));
+      if (!batchIds.has(heldBy)) conflicts.push({ sku, id, heldBy });
+    }
+    if (conflicts.length > 0) return { applied: false, conflicts };
+
+    // One pass. An old sku is freed only while it still points at its old product, so a sku that
+    // an earlier product of the batch has just taken over stays with it: skus may swap in a batch.
+    let created = 0;
+    let unchanged = 0;
+    for (const product of batch) {
+      const old = empty ? undefined : products.byId.get(product.id);
+      if (old === undefined) created++;
+      else if (sameProduct(old, product)) {
+        unchanged++;
+        continue;
+      }
+      if (dryRun) continue;
+      // Kept as given: `upsert` takes ownership of the batch's objects (see `CatalogStore.upsert`).
+      products.byId.set(product.id, product);
+      // A product that keeps its sku keeps its index entry (no other product of the batch has that sku).
+      if (old?.sku === product.sku) continue;
+      if (old !== undefined && products.idBySku.get(old.sku) === old.id) products.idBySku.delete(old.sku);
+      products.idBySku.set(product.sku, product.id);
+    }
+    return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
+  }
+
   return {
     async upsert(site, batch, { dryRun }) {
-      const products = siteOf(site, !dryRun) ?? { byId: new Map(), idBySku: new Map() };
-      // The first import of a site (the bulk load) has nothing to conflict with or replace: its
-      // ids are distinct, so it skips two map lookups a product.
-      const empty = products.byId.size === 0;
-      // Built only when some sku is held by another id: a first import never needs it.
-      let batchIds: Set<string> | undefined;
-      const conflicts: SkuConflict[] = [];
-      for (let i = 0; !empty && i < batch.length; i++) {
-        const { id, sku } = batch[i] as Product;
-        const heldBy = products.idBySku.get(sku);
-        if (heldBy === undefined || heldBy === id) continue;
-        batchIds ??= new Set(batch.map((product) => product.id));
-        if (!batchIds.has(heldBy)) conflicts.push({ sku, id, heldBy });
-      }
-      if (conflicts.length > 0) return { applied: false, conflicts };
+      return apply(site, batch, dryRun);
+    },
 
-      // One pass. An old sku is freed only while it still points at its old product, so a sku that
-      // an earlier product of the batch has just taken over stays with it: skus may swap in a batch.
-      let created = 0;
-      let unchanged = 0;
-      for (const product of batch) {
-        const old = empty ? undefined : products.byId.get(product.id);
-        if (old === undefined) created++;
-        else if (sameProduct(old, product)) {
-          unchanged++;
-          continue;
-        }
-        if (dryRun) continue;
-        // Kept as given: `upsert` takes ownership of the batch's objects (see `CatalogStore.upsert`).
-        products.byId.set(product.id, product);
-        // A product that keeps its sku keeps its index entry (no other product of the batch has that sku).
-        if (old?.sku === product.sku) continue;
-        if (old !== undefined && products.idBySku.get(old.sku) === old.id) products.idBySku.delete(old.sku);
-        products.idBySku.set(product.sku, product.id);
-      }
-      return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
+    async beginImport(site, { dryRun }) {
+      // The staging is the chunks themselves, keyed by id: a later product replaces an earlier
+      // one in place, so the map's order stays that of first appearance.
+      const staged = new Map<string, Staged>();
+      return {
+        async add(products, positions) {
+          for (let i = 0; i < products.length; i++) {
+            const product = products[i] as Product;
+            const position = positions[i] as number;
+            const earlier = staged.get(product.id);
+            if (earlier === undefined) staged.set(product.id, { product, position });
+            else {
+              earlier.product = product;
+              earlier.position = position;
+            }
+          }
+        },
+        async commit() {
+          const entries = [...staged.values()];
+          staged.clear();
+          const first = new Map<string, Staged>();
+          const claims: SkuConflict[] = [];
+          for (const entry of entries) {
+            const { id, sku } = entry.product;
+            const holder = first.get(sku);
+            if (holder === undefined) first.set(sku, entry);
+            else claims.push({ sku, id, heldBy: holder.product.id, position: entry.position });
+          }
+          if (claims.length > 0) return { applied: false, conflicts: claims };
+          const result = apply(
+            site,
+            entries.map((entry) => entry.product),
+            dryRun,
+          );
+          if (result.applied) return result;
+          const positionOf = new Map(entries.map((entry) => [entry.product.id, entry.position]));
+          return {
+            applied: false,
+            conflicts: result.conflicts.map((conflict) => ({
+              ...conflict,
+              position: positionOf.get(conflict.id) as number,
+            })),
+          };
+        },
+        async abort() {
+          staged.clear();
+        },
+      };
     },
 
     async find(site, key, by) {

@@ -34,4 +34,12 @@ export {
   toProductView,
 } from "./product.ts";
 export { type Site, SiteSchema, siteKey } from "./site.ts";
-export type { CatalogStore, KeyField, SkuConflict, UpsertCounts, UpsertResult } from "./store.ts";
+export type {
+  CatalogStore,
+  KeyField,
+  SkuConflict,
+  StagedImport,
+  UpsertCounts,
+  UpsertResult,
+  WriteOptions,
+} from "./store.ts";

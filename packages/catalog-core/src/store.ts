@@ -14,12 +14,49 @@ export interface SkuConflict {
   readonly sku: string;
   readonly id: string;
   readonly heldBy: string;
+  /** In a staged import's answer: the position `add` was last given with `id`. */
+  readonly position?: number;
 }
 
 /** The outcome of `CatalogStore.upsert`: applied with its counts, or refused whole. */
 export type UpsertResult =
   | { readonly applied: true; readonly counts: UpsertCounts }
   | { readonly applied: false; readonly conflicts: readonly SkuConflict[] };
+
+/** Whether an import writes, or only checks and counts. */
+export interface WriteOptions {
+  readonly dryRun: boolean;
+}
+
+/**
+ * An import too large to hold at once, staged out of sight chunk by chunk, then committed (or
+ * aborted) as one atomic step. Begun by `CatalogStore.beginImport`; the catalog never calls one
+ * method before the previous one resolved.
+ */
+export interface StagedImport {
+  /**
+   * Stages a chunk; nothing becomes visible to readers. `products` have distinct ids, but a sku
+   * may repeat, within the chunk and across chunks: skus are judged at `commit`, on the state
+   * after the import. A product whose id was staged before replaces it (the later wins, and
+   * counts once). `positions[i]` is where `products[i]` stands in the request (a line or a row);
+   * positions increase over the whole import, and a conflict answers with the position of its id.
+   * A store may check the site while staging, but the site may change until `commit`, which
+   * must judge the import against the state it replaces.
+   */
+  add(products: readonly Product[], positions: readonly number[]): Promise<void>;
+
+  /**
+   * Applies every staged product (the last of each id) as `upsert` applies a batch: all or
+   * nothing, the same counts, the same conflicts with the site, each with the `position` of its
+   * id. When staged ids claim one sku among themselves, only those conflicts are answered: every
+   * claimer but the one first staged (smallest first position), `heldBy` that first claimer.
+   * With `dryRun`, the same answer and nothing written. The staging is released either way.
+   */
+  commit(): Promise<UpsertResult>;
+
+  /** Drops the staging: nothing becomes visible. Safe at any time, twice, and after `commit`. */
+  abort(): Promise<void>;
+}
 
 /** Which field `find` and `remove` match the key against; `undefined` means id, then sku. */
 export type KeyField = "id" | "sku";
@@ -53,7 +90,15 @@ export interface CatalogStore {
    * The store may keep the objects of `products` as they are: the catalog hands every upsert
    * objects of its own and never touches them again, so a memory store need not copy them.
    */
-  upsert(site: Site, products: readonly Product[], options: { readonly dryRun: boolean }): Promise<UpsertResult>;
+  upsert(site: Site, products: readonly Product[], options: WriteOptions): Promise<UpsertResult>;
+
+  /**
+   * Begins a staged import into `site` (see `StagedImport`): the same rules as `upsert`, for a
+   * batch that arrives in chunks and need never be held whole, neither by the catalog nor by the
+   * store's client. An import that is neither committed nor aborted (its process died) must
+   * never become visible, and its staging must not outlive it for long.
+   */
+  beginImport(site: Site, options: WriteOptions): Promise<StagedImport>;
 
   /**
    * The product whose id is `key`, else (when `by` is not `"id"`) the one whose sku is `key`;

@@ -667,6 +667,7 @@ describe("tokens", () => {
         for (const each of products) fail(each.id);
         return inner.upsert(site, products, options);
       },
+      beginImport: (site, options) => inner.beginImport(site, options),
       async find(site, key, by) {
         fail(key);
         return inner.find(site, key, by);

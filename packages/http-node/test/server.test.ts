@@ -16,6 +16,8 @@ function failingStore(failure: () => unknown): CatalogStore & { failing: boolean
     failing: false,
     upsert: (...args: Parameters<CatalogStore["upsert"]>) =>
       store.failing ? Promise.reject(failure()) : inner.upsert(...args),
+    beginImport: (...args: Parameters<CatalogStore["beginImport"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.beginImport(...args),
     find: (...args: Parameters<CatalogStore["find"]>) =>
       store.failing ? Promise.reject(failure()) : inner.find(...args),
     remove: (...args: Parameters<CatalogStore["remove"]>) =>

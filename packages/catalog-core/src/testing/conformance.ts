@@ -10,6 +10,7 @@ import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitraries.ts";
 import { CatalogModel, commandArbs } from "./model.ts";
+import { testStagedImport } from "./staged.ts";
 
 /** Options of `testCatalogStore`. */
 export interface ConformanceOptions {
@@ -259,6 +260,8 @@ export function testCatalogStore(
         counts: { created: 0, updated: 0, unchanged: largeBatch },
       });
     }, 120_000);
+
+    testStagedImport(() => store, largeBatch);
 
     test("model: random imports, deletes and lookups in two sites agree with the reference model", async () => {
       await fc.assert(
