@@ -2,6 +2,7 @@
 // CatalogStore.
 import { decodeCsv } from "./csv.ts";
 import { CatalogError, siteNotFound } from "./errors.ts";
+import { type ByteSource, importStream, type StreamFormat } from "./import-stream.ts";
 import { type Batch, type Locator, Problems, toBatch, toPointer, validateProducts } from "./parse.ts";
 import type { Product } from "./product.ts";
 import { type Site, siteKey } from "./site.ts";
@@ -11,6 +12,8 @@ import type { CatalogStore, KeyField, UpsertCounts } from "./store.ts";
 export interface CatalogLimits {
   /** Most products (or CSV rows) one import may carry; more is `TOO_MANY_PRODUCTS`. Default 100,000. */
   readonly maxProductsPerRequest?: number;
+  /** Most products (or CSV rows) one streamed import may carry; more is `TOO_MANY_PRODUCTS`. Default 10,000,000. */
+  readonly maxProductsPerStream?: number;
 }
 
 /** How to build a catalog: its store, the sites that exist, and its limits. */
@@ -24,6 +27,12 @@ export interface CatalogOptions {
 export interface ImportOptions {
   /** Run every check and count, write nothing. */
   readonly dryRun?: boolean;
+}
+
+/** Options of a streamed import. */
+export interface StreamImportOptions extends ImportOptions {
+  /** `"csv"`: a CSV document as `importCsv` takes it; `"ndjson"`: one Product Object a line. */
+  readonly format: StreamFormat;
 }
 
 /** Options of lookup and delete. */
@@ -52,6 +61,13 @@ export interface Catalog {
   importProduct(site: Site, product: unknown, options?: ImportOptions): Promise<ImportSummary>;
   /** Imports or replaces the products of a CSV document; problems carry row and column. */
   importCsv(site: Site, csvContent: unknown, options?: ImportOptions): Promise<ImportSummary>;
+  /**
+   * Imports or replaces the products of a streamed body (a Node stream, a web ReadableStream, any
+   * async iterable of bytes or text), decoded and staged in chunks as it arrives, in memory that
+   * does not grow with it; all-or-nothing, problems carry the CSV row and column or the NDJSON
+   * line and pointer.
+   */
+  importStream(site: Site, body: ByteSource, options: StreamImportOptions): Promise<ImportSummary>;
   /** The product with id `key`, else sku `key`; `PRODUCT_NOT_FOUND` when there is none. */
   getProduct(site: Site, key: string, options?: LookupOptions): Promise<Product>;
   /** Deletes the product `getProduct` would return, freeing its sku, and returns it. */
@@ -64,11 +80,14 @@ export interface Catalog {
 
 /** Default of `CatalogLimits.maxProductsPerRequest`. */
 export const DEFAULT_MAX_PRODUCTS = 100_000;
+/** Default of `CatalogLimits.maxProductsPerStream`. */
+export const DEFAULT_MAX_STREAM_PRODUCTS = 10_000_000;
 
 /** Creates a catalog over a store. */
 export function createCatalog(options: CatalogOptions): Catalog {
   const { store } = options;
   const maxProducts = options.limits?.maxProductsPerRequest ?? DEFAULT_MAX_PRODUCTS;
+  const maxStreamProducts = options.limits?.maxProductsPerStream ?? DEFAULT_MAX_STREAM_PRODUCTS;
   const sites = new Set<string>();
   for (const site of options.sites ?? []) sites.add(siteKey(site));
 
@@ -116,7 +135,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   }
 
   return {
-    limits: { maxProductsPerRequest: maxProducts },
+    limits: { maxProductsPerRequest: maxProducts, maxProductsPerStream: maxStreamProducts },
     addSite: (site) => void sites.add(siteKey(site)),
     hasSite: (site) => sites.has(siteKey(site)),
 
@@ -146,6 +165,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
       const { records, total, locate } = decodeCsv(csvContent, maxProducts);
       checkCount(total);
       return apply(site, records, locate, dryRun);
+    },
+
+    async importStream(site, body, { format, dryRun = false }) {
+      requireSite(site);
+      return importStream(store, site, body, format, maxStreamProducts, dryRun);
     },
 
     getProduct: (site, key, { by } = {}) => lookup(site, key, by, false),

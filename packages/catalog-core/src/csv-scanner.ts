@@ -6,7 +6,7 @@
 /** A record of one empty or white-space cell: a blank line, which neither reader keeps. */
 export const isBlank = (record: readonly string[]) => record.length === 1 && (record[0] as string).trim() === "";
 
-/** The cells of each non-blank record, and the line each starts on (header = line 1). */
+/** The cells of each non-blank record, and the line each starts on (header = line 1, or `firstLine`). */
 export interface CsvTable {
   readonly records: string[][];
   readonly rows: number[];
@@ -33,16 +33,19 @@ const ESCAPED_QUOTE = /""/g;
  * anything unusual (a stray quote, a lone CR, an unclosed quote), which then goes to csv-parse, so
  * every error and edge case is csv-parse's. Like csv-parse, it reads the UTF-8 bytes and decodes
  * each cell on its own: a cell never shares (and so never keeps alive) the whole csvContent, and
- * an ASCII cell takes one byte a character.
+ * an ASCII cell takes one byte a character. A piece of a streamed document (whole records,
+ * starting on line `firstLine`) may be given as its UTF-8 bytes.
  */
-export function scanCsv(text: string, keep = Number.POSITIVE_INFINITY): CsvTable | undefined {
-  const bytes = Buffer.from(text, "utf8");
+export function scanCsv(text: string | Buffer, keep = Number.POSITIVE_INFINITY, firstLine = 1): CsvTable | undefined {
+  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
   const length = bytes.length;
   const records: string[][] = [];
   const rows: number[] = [];
   let count = 0;
-  let pos = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  let line = 1;
+  // A byte order mark is skipped at the start of the document only (a piece of a streamed one
+  // starts on a later line).
+  let pos = firstLine === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let line = firstLine;
   while (pos < length) {
     const start = line;
     const record: string[] = [];

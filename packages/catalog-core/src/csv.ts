@@ -16,7 +16,8 @@ export interface CsvRecords {
   readonly locate: Locator;
 }
 
-type Field = (typeof PRODUCT_FIELDS)[number];
+/** A product field, as a CSV column names it. */
+export type Field = (typeof PRODUCT_FIELDS)[number];
 const FIELDS: ReadonlySet<string> = new Set(PRODUCT_FIELDS);
 
 const NUMBER = /^-?\d+(?:\.\d+)?$/;
@@ -44,6 +45,38 @@ function convert(field: Field, cell: string): unknown {
   }
 }
 
+/**
+ * The columns a header row names, in order: known field names (trimmed), none repeated, every
+ * required one present. Each problem is added at the header's row and the column's name.
+ */
+export function readHeader(header: readonly string[], row: number, problems: Problems): Field[] {
+  const columns = header.map((name) => name.trim()) as Field[];
+  const seen = new Set<string>();
+  for (const name of columns) {
+    if (!FIELDS.has(name)) problems.add({ row, column: name, message: `Unknown column "${clip(name)}"` });
+    else if (seen.has(name)) problems.add({ row, column: name, message: `Column "${name}" is repeated` });
+    seen.add(name);
+  }
+  for (const name of REQUIRED_FIELDS) {
+    if (!seen.has(name)) problems.add({ row, column: name, message: `Required column "${name}" is missing` });
+  }
+  return columns;
+}
+
+/** One record's cells as a product record: typed cells, an empty cell = field absent. */
+export function toRecord(
+  columns: readonly Field[],
+  cells: readonly string[],
+  restore?: (cell: string) => string,
+): Record<string, unknown> {
+  const product: Record<string, unknown> = {};
+  for (let c = 0; c < columns.length; c++) {
+    const cell = restore === undefined ? (cells[c] as string) : restore(cells[c] as string);
+    if (cell !== "") product[columns[c] as Field] = convert(columns[c] as Field, cell);
+  }
+  return product;
+}
+
 function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
@@ -56,11 +89,14 @@ function countNewlines(record: readonly string[]): number {
   return count;
 }
 
-/** The table csv-parse reads, with row numbers counted here; throws `INVALID_CSV` with its message. */
-export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY): CsvTable {
+/**
+ * The table csv-parse reads, with row numbers counted here from `firstLine` (a streamed document
+ * is read in pieces of whole records); throws `INVALID_CSV` with its message.
+ */
+export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY, firstLine = 1): CsvTable {
   const rows: number[] = [];
   let count = 0;
-  let endLine = 0;
+  let endLine = firstLine - 1;
   let emptyLines = 0;
   let records: string[][];
   try {
@@ -135,17 +171,7 @@ export function decodeCsv(csvContent: string, maxRecords = Number.POSITIVE_INFIN
   const headerRow = lines[0] as number;
   const restore = (cell: string) =>
     marker !== undefined && cell.includes(marker) ? cell.replaceAll(marker, LONE) : cell;
-  const columns = (header as string[]).map((name) => restore(name).trim()) as Field[];
-  const seen = new Set<string>();
-  for (const name of columns) {
-    if (!FIELDS.has(name)) structure.add({ row: headerRow, column: name, message: `Unknown column "${clip(name)}"` });
-    else if (seen.has(name)) structure.add({ row: headerRow, column: name, message: `Column "${name}" is repeated` });
-    seen.add(name);
-  }
-  for (const name of REQUIRED_FIELDS) {
-    if (!seen.has(name))
-      structure.add({ row: headerRow, column: name, message: `Required column "${name}" is missing` });
-  }
+  const columns = readHeader((header as string[]).map(restore), headerRow, structure);
   for (let r = 1; r < table.length; r++) {
     const length = (table[r] as string[]).length;
     if (length !== columns.length)
@@ -155,15 +181,7 @@ export function decodeCsv(csvContent: string, maxRecords = Number.POSITIVE_INFIN
 
   const rows = lines.slice(1);
   const records: Record<string, unknown>[] = new Array(rows.length);
-  for (let r = 1; r < table.length; r++) {
-    const record = table[r] as string[];
-    const product: Record<string, unknown> = {};
-    for (let c = 0; c < columns.length; c++) {
-      const cell = restore(record[c] as string);
-      if (cell !== "") product[columns[c] as Field] = convert(columns[c] as Field, cell);
-    }
-    records[r - 1] = product;
-  }
+  for (let r = 1; r < table.length; r++) records[r - 1] = toRecord(columns, table[r] as string[], restore);
   const locate: Locator = (index, path) => ({ row: rows[index] as number, column: String(path[0] ?? "") });
   return { records, rows, total, locate };
 }

@@ -4,6 +4,7 @@ import type { Site } from "./site.ts";
 /** The stable codes of every failure the catalog reports on purpose. */
 export type ErrorCode =
   | "VALIDATION_FAILED"
+  | "INVALID_JSON"
   | "INVALID_CSV"
   | "SITE_REQUIRED"
   | "SITE_NOT_FOUND"
@@ -12,12 +13,16 @@ export type ErrorCode =
   | "TOO_MANY_PRODUCTS"
   | "STORAGE_UNAVAILABLE";
 
-/** Where one problem is: a JSON pointer into the request, or a CSV row (1-based line) and column. */
+/**
+ * Where one problem is: a JSON pointer into the request, a CSV row (1-based line) and column, or
+ * an NDJSON line (1-based) and a pointer into that line's product.
+ */
 export interface Problem {
   readonly message: string;
   readonly pointer?: string;
   readonly row?: number;
   readonly column?: string;
+  readonly line?: number;
   /** For `SKU_CONFLICT`: the contested sku and the id that holds (or also claims) it. */
   readonly sku?: string;
   readonly heldBy?: string;

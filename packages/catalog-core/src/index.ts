@@ -5,9 +5,11 @@ export {
   type CatalogOptions,
   createCatalog,
   DEFAULT_MAX_PRODUCTS,
+  DEFAULT_MAX_STREAM_PRODUCTS,
   type ImportOptions,
   type ImportSummary,
   type LookupOptions,
+  type StreamImportOptions,
 } from "./catalog.ts";
 export { type CsvRecords, decodeCsv } from "./csv.ts";
 export {
@@ -19,6 +21,7 @@ export {
   type Problem,
   siteNotFound,
 } from "./errors.ts";
+export type { ByteSource, StreamFormat } from "./import-stream.ts";
 export { productJsonSchemas } from "./json-schema.ts";
 export { toPointer } from "./parse.ts";
 export {

@@ -16,7 +16,7 @@ export interface Batch {
   readonly indexes: readonly number[];
 }
 
-type ProblemCode = "VALIDATION_FAILED" | "INVALID_CSV" | "SKU_CONFLICT";
+type ProblemCode = "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_CSV" | "SKU_CONFLICT";
 
 /** Collects problems up to the cap while counting them all. */
 export class Problems {
@@ -50,6 +50,13 @@ export function toPointer(path: readonly PropertyKey[]): string {
 
 /** Validates every record, reporting all problems; throws `VALIDATION_FAILED` if any. */
 export function validateProducts(records: readonly unknown[], locate: Locator, problems = new Problems()): Product[] {
+  const products = checkProducts(records, locate, problems);
+  problems.throwIfAny("VALIDATION_FAILED", "Invalid products");
+  return products;
+}
+
+/** Validates every record, adding each problem to `problems`; the products of invalid records are left out. */
+export function checkProducts(records: readonly unknown[], locate: Locator, problems: Problems): Product[] {
   const products: Product[] = new Array(records.length);
   for (let i = 0; i < records.length; i++) {
     const fast = checkProductFast(records[i]);
@@ -67,7 +74,6 @@ export function validateProducts(records: readonly unknown[], locate: Locator, p
       problems.add({ ...locate(i, path), message: issue.message });
     }
   }
-  problems.throwIfAny("VALIDATION_FAILED", "Invalid products");
   return products;
 }
 

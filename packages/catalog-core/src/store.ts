@@ -35,10 +35,10 @@ export interface WriteOptions {
  */
 export interface StagedImport {
   /**
-   * Stages a chunk; nothing becomes visible to readers. `products` have distinct ids, but a sku
-   * may repeat, within the chunk and across chunks: skus are judged at `commit`, on the state
-   * after the import. A product whose id was staged before replaces it (the later wins, and
-   * counts once). `positions[i]` is where `products[i]` stands in the request (a line or a row);
+   * Stages a chunk; nothing becomes visible to readers. Ids and skus may repeat, within the
+   * chunk and across chunks: a product whose id was staged before (earlier in this chunk or in
+   * an earlier one) replaces it (the later wins, and counts once), and skus are judged at
+   * `commit`, on the state after the import. `positions[i]` is where `products[i]` stands in the request (a line or a row);
    * positions increase over the whole import, and a conflict answers with the position of its id.
    * A store may check the site while staging, but the site may change until `commit`, which
    * must judge the import against the state it replaces.

@@ -272,7 +272,7 @@ export function testCatalogStore(
             { siteType: "B", siteId },
           ];
           const catalog = createCatalog({ store, sites });
-          await fc.asyncModelRun(() => ({ model: new CatalogModel(2), real: { catalog, sites } }), commands);
+          await fc.asyncModelRun(() => ({ model: new CatalogModel(2), real: { catalog, store, sites } }), commands);
         }),
         { numRuns },
       );

@@ -6,7 +6,7 @@ import type { Catalog } from "../catalog.ts";
 import { isCatalogError } from "../errors.ts";
 import { encodeProduct, type Product } from "../product.ts";
 import type { Site } from "../site.ts";
-import type { KeyField } from "../store.ts";
+import type { CatalogStore, KeyField, UpsertResult } from "../store.ts";
 import { fullProduct, sampleProduct } from "./arbitraries.ts";
 
 /** What the reference model expects an operation to answer. */
@@ -74,9 +74,10 @@ export class CatalogModel {
   }
 }
 
-/** What the commands drive: a catalog on the store under test, and its two sites. */
+/** What the commands drive: a catalog on the store under test, the store itself, and two sites. */
 export interface Real {
   readonly catalog: Catalog;
+  readonly store: CatalogStore;
   readonly sites: readonly Site[];
 }
 
@@ -102,6 +103,28 @@ async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
     const conflicts = error.problems.map((p) => `${p.sku}<-${p.heldBy}`).sort();
     return { ok: false, code: error.code, conflicts };
   }
+}
+
+// A store's staged-import answer as the catalog reports it (the outcome the model states).
+function stagedOutcome(result: UpsertResult, dryRun: boolean): Outcome {
+  if (!result.applied) {
+    return { ok: false, code: "SKU_CONFLICT", conflicts: result.conflicts.map((c) => `${c.sku}<-${c.heldBy}`).sort() };
+  }
+  const { created, updated, unchanged } = result.counts;
+  return { ok: true, value: { total: created + updated + unchanged, created, updated, unchanged, dryRun } };
+}
+
+// `list` in chunks cut at `cuts`, each product with its position in the list, from 1.
+function chunked(list: readonly Product[], cuts: readonly number[]): { products: Product[]; positions: number[] }[] {
+  const at = [...new Set(cuts.map((cut) => cut % (list.length + 1)))].sort((a, b) => a - b);
+  const chunks = [];
+  let from = 0;
+  for (const to of [...at, list.length]) {
+    if (to < from) continue;
+    chunks.push({ products: list.slice(from, to), positions: list.slice(from, to).map((_, i) => from + i + 1) });
+    from = to;
+  }
+  return chunks;
 }
 
 /** After every command, every id and sku of the alphabet reads the same in store and model. */
@@ -144,6 +167,18 @@ export function commandArbs(): fc.Arbitrary<Command>[] {
             model.import(site, list, dryRun),
             await outcome(() => real.catalog.importProducts(real.sites[site] as Site, list, { dryRun })),
           ],
+        ),
+      ),
+    fc
+      .tuple(siteIndex, fc.array(smallProduct, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 4 }), fc.boolean())
+      .map(([site, list, cuts, dryRun]) =>
+        command(
+          `staged(${site}, ${JSON.stringify(chunked(list, cuts).map((c) => c.products.map((p) => [p.id, p.sku])))}, dry=${dryRun})`,
+          async (model, real) => {
+            const staged = await real.store.beginImport(real.sites[site] as Site, { dryRun });
+            for (const chunk of chunked(list, cuts)) await staged.add(chunk.products, chunk.positions);
+            return [model.import(site, list, dryRun), stagedOutcome(await staged.commit(), dryRun)];
+          },
         ),
       ),
     fc
