@@ -2,7 +2,11 @@
 // parsing.
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
 import { HttpError } from "./problem.ts";
+
+const gunzipAsync = promisify(gunzip);
 
 /** Default request body limit: 50 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 52_428_800;
@@ -14,7 +18,8 @@ export class ClientGoneError extends Error {
   override name = "ClientGoneError";
 }
 
-function tooLarge(limit: number, received: number): HttpError {
+/** The `PAYLOAD_TOO_LARGE` error of a body past `limit` bytes, of which `received` were seen. */
+export function tooLarge(limit: number, received: number): HttpError {
   return new HttpError(
     "PAYLOAD_TOO_LARGE",
     `The request body may be at most ${limit} bytes; this one has ${received}`,
@@ -25,20 +30,73 @@ function tooLarge(limit: number, received: number): HttpError {
   );
 }
 
+/** The media type of a Content-Type (lower case, no parameters), or `undefined` unless its charset is UTF-8 or not given. */
+export function mediaType(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  const semi = contentType.indexOf(";");
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  const params = semi === -1 ? "" : contentType.slice(semi + 1).toLowerCase();
+  const charset = /(?:^|;)\s*charset\s*=\s*"?([^";\s]*)/.exec(params)?.[1];
+  return charset === undefined || charset === "utf-8" || charset === "utf8" ? type : undefined;
+}
+
 /** Throws `UNSUPPORTED_MEDIA_TYPE` unless the content type is JSON (`application/json` or `+json`) in UTF-8. */
-export function requireJson(contentType: string | undefined): void {
-  if (contentType !== undefined) {
-    const semi = contentType.indexOf(";");
-    const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-    const params = semi === -1 ? "" : contentType.slice(semi + 1).toLowerCase();
-    const charset = /(?:^|;)\s*charset\s*=\s*"?([^";\s]*)/.exec(params)?.[1];
-    const json = type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
-    if (json && (charset === undefined || charset === "utf-8" || charset === "utf8")) return;
-  }
+export function requireJson(contentType: string | undefined, alternatives = ""): void {
+  const type = mediaType(contentType);
+  if (type === "application/json" || (type?.startsWith("application/") && type.endsWith("+json"))) return;
   throw new HttpError(
     "UNSUPPORTED_MEDIA_TYPE",
-    `Content-Type must be application/json (UTF-8); got ${contentType === undefined ? "none" : JSON.stringify(contentType)}`,
+    `Content-Type must be application/json${alternatives} (UTF-8); got ${contentType === undefined ? "none" : JSON.stringify(contentType)}`,
   );
+}
+
+/** Whether the body is gzip (`Content-Encoding: gzip`); any coding other than gzip or identity is `UNSUPPORTED_MEDIA_TYPE`. */
+export function isGzip(req: IncomingMessage): boolean {
+  const coding = req.headers["content-encoding"]?.trim().toLowerCase();
+  if (coding === undefined || coding === "" || coding === "identity") return false;
+  if (coding === "gzip" || coding === "x-gzip") return true;
+  throw new HttpError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    `Content-Encoding must be gzip or identity; got ${JSON.stringify(coding)}`,
+    {
+      headers: { "accept-encoding": "gzip" },
+    },
+  );
+}
+
+/** The `INVALID_ENCODING` error of a body that does not decode as its Content-Encoding says. */
+export function invalidEncoding(cause: unknown): HttpError {
+  const reason = cause instanceof Error ? cause.message : "corrupt data";
+  return new HttpError("INVALID_ENCODING", "The request body is not valid gzip", { problems: [{ message: reason }] });
+}
+
+/** Decodes a gzip body read whole, up to `limit` decoded bytes (decoding stops there). */
+export async function gunzipBody(body: Buffer, limit: number): Promise<Buffer> {
+  try {
+    return await gunzipAsync(body, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new HttpError(
+        "PAYLOAD_TOO_LARGE",
+        `The decoded request body may be at most ${limit} bytes; this one has more`,
+        {
+          limit,
+          received: limit + 1,
+        },
+      );
+    }
+    throw invalidEncoding(error);
+  }
+}
+
+/**
+ * Under startServer, a client that asked to wait (Expect: 100-continue) is told to send only
+ * now, after its token, content type and size were accepted. Node already did it otherwise.
+ */
+export function askedToContinue(req: IncomingMessage, res: ServerResponse): void {
+  if (req.headers.expect?.toLowerCase() === "100-continue" && !(res as { _sent100?: boolean })._sent100) {
+    res.writeContinue();
+  }
 }
 
 /**
@@ -63,11 +121,7 @@ export function readBody(
   limit: number,
   idleMs = DEFAULT_BODY_IDLE_TIMEOUT_MS,
 ): Promise<Buffer> {
-  // Under startServer, a client that asked to wait (Expect: 100-continue) is told to send only
-  // now, after its token, content type and size were accepted. Node already did it otherwise.
-  if (req.headers.expect?.toLowerCase() === "100-continue" && !(res as { _sent100?: boolean })._sent100) {
-    res.writeContinue();
-  }
+  askedToContinue(req, res);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

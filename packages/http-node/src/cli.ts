@@ -85,6 +85,7 @@ async function main(): Promise<void> {
   const handler = createCatalogHandler(catalog, {
     tokens: config.tokens,
     maxBodyBytes: config.limits.maxBodyBytes,
+    maxStreamBytes: config.limits.maxStreamBytes,
     maxConcurrentImports: config.limits.maxConcurrentImports,
     ...optional("maxUploadsPerToken", config.limits.maxUploadsPerToken),
     ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),
@@ -93,10 +94,12 @@ async function main(): Promise<void> {
     ...(accessLog === undefined ? {} : { accessLog: accessLog.log }),
     onError: (error) => console.error("Request failed:", error),
   });
-  const server = await startServer({ handler, port, host }).catch(async (error: unknown) => {
-    await catalog.close(); // an open store connection would keep the failed process alive
-    throw error;
-  });
+  const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
+    async (error: unknown) => {
+      await catalog.close(); // an open store connection would keep the failed process alive
+      throw error;
+    },
+  );
   // Handlers first: a signal that arrives right after the banner must already stop gracefully.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

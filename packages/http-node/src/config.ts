@@ -1,11 +1,21 @@
 // The standalone server's configuration file (CATALOG_CONFIG): its schema, defaults, and errors
 // that name the key.
 import { readFile } from "node:fs/promises";
-import { DEFAULT_MAX_PRODUCTS, type Site, SiteSchema, siteKey } from "@catalog-kit/catalog-core";
+import {
+  DEFAULT_MAX_PRODUCTS,
+  DEFAULT_MAX_STREAM_PRODUCTS,
+  type Site,
+  SiteSchema,
+  siteKey,
+} from "@catalog-kit/catalog-core";
 import * as v from "valibot";
 import { HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { DEFAULT_MAX_CONCURRENT_IMPORTS } from "./handler.ts";
+
+/** Default of the config's `limits.requestTimeoutMs`: 10 minutes to send a whole request. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 
 const Count = v.pipe(
   v.number("Must be a number"),
@@ -84,6 +94,11 @@ export const ConfigSchema = v.strictObject({
     v.strictObject({
       maxBodyBytes: v.optional(Count, DEFAULT_MAX_BODY_BYTES),
       maxProductsPerRequest: v.optional(Count, DEFAULT_MAX_PRODUCTS),
+      maxStreamBytes: v.optional(Count, DEFAULT_MAX_STREAM_BYTES),
+      maxProductsPerStream: v.optional(Count, DEFAULT_MAX_STREAM_PRODUCTS),
+      // A streamed import of a gigabyte takes minutes over a modest link; slow senders are cut
+      // by bodyIdleTimeoutMs and held to their own token's uploads meanwhile.
+      requestTimeoutMs: v.optional(Count, DEFAULT_REQUEST_TIMEOUT_MS),
       maxConcurrentImports: v.optional(Count, DEFAULT_MAX_CONCURRENT_IMPORTS),
       maxUploadsPerToken: v.optional(Count),
       // Its default follows maxBodyBytes, so the handler applies it.

@@ -9,6 +9,7 @@ import {
   isCatalogError,
   type LookupOptions,
   type Site,
+  type StreamFormat,
   siteNotFound,
   toProductView,
 } from "@catalog-kit/catalog-core";
@@ -20,10 +21,14 @@ import {
   checkDeclaredSize,
   DEFAULT_BODY_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
+  gunzipBody,
+  isGzip,
+  mediaType,
   parseJson,
   readBody,
   requireJson,
 } from "./body.ts";
+import { DEFAULT_MAX_STREAM_BYTES, streamBody } from "./body-stream.ts";
 import { readEnvelope } from "./envelope.ts";
 import { createLimiter } from "./limiter.ts";
 import { buildOpenApi } from "./openapi.ts";
@@ -47,8 +52,10 @@ export interface AccessLogEntry {
 export interface HandlerOptions {
   /** The access tokens and the sites each may use. */
   readonly tokens: readonly AccessToken[];
-  /** Largest request body in bytes; default 50 MiB. */
+  /** Largest request body read whole (a JSON envelope), in bytes, received and decoded; default 50 MiB. */
   readonly maxBodyBytes?: number;
+  /** Largest streamed import body (raw CSV or NDJSON), in bytes, received and decoded; default 1 GiB. */
+  readonly maxStreamBytes?: number;
   /**
    * Imports parsed and applied at once (a parsed body takes tens of times its size); bodies are
    * read before, outside this limit. Default 4.
@@ -90,6 +97,20 @@ const CLOSE: Readonly<Record<string, string>> = { connection: "close" };
 const HEALTHY = JSON.stringify({ status: "ok" });
 const PRODUCT_QUERY = ["siteId", "siteType", "by"] as const;
 const IMPORT_QUERY = ["dryRun"] as const;
+const STREAM_QUERY = ["siteId", "siteType", "dryRun"] as const;
+// What a streamed body holds in memory at most (a chunk of products being staged, and the bytes
+// decoded ahead), counted against the body budget in place of its size, which it never holds.
+const STREAM_RESERVATION = 16 * 1024 * 1024;
+const RAW_TYPES: Readonly<Record<ImportKind, Readonly<Record<string, StreamFormat>>>> = {
+  single: {},
+  bulk: { "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" },
+  csv: { "text/csv": "csv" },
+};
+const OR_RAW: Readonly<Record<ImportKind, string>> = {
+  single: "",
+  bulk: ", application/x-ndjson or application/jsonl",
+  csv: " or text/csv",
+};
 const FIELD: Readonly<Record<ImportKind, string>> = { single: "product", bulk: "products", csv: "csvContent" };
 const ANY_FIELD: LookupOptions = {};
 const BY_ID: LookupOptions = { by: "id" };
@@ -111,6 +132,7 @@ function bodyPending(req: IncomingMessage): boolean {
 export function createCatalogHandler(catalog: Catalog, options: HandlerOptions): CatalogHandler {
   const authenticate = createAuthenticator(options.tokens);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxStreamBytes = options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const imports = createLimiter(options.maxConcurrentImports ?? DEFAULT_MAX_CONCURRENT_IMPORTS);
   const admission = createAdmission(
     options.maxUploadsPerToken ?? DEFAULT_MAX_UPLOADS_PER_TOKEN,
@@ -194,15 +216,54 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     query: string,
     requestId: string,
   ) {
+    const type = mediaType(req.headers["content-type"]);
+    const format = type === undefined ? undefined : RAW_TYPES[kind][type];
+    if (format !== undefined) return runStream(req, res, grant, format, query, requestId);
+    requireJson(req.headers["content-type"], OR_RAW[kind]);
     const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
-    requireJson(req.headers["content-type"]);
+    const gzip = isGzip(req);
     const declared = checkDeclaredSize(req, maxBodyBytes);
     // The body is read outside the import limiter: a slow client holds a place of its own token
     // and bytes of the budget, never the limiter's slots that every token's imports need.
     const release = await admission.admit(grant, Number.isSafeInteger(declared) ? declared : maxBodyBytes, req);
     try {
-      const body = await readBody(req, res, maxBodyBytes, idleMs);
+      const raw = await readBody(req, res, maxBodyBytes, idleMs);
+      const body = gzip ? await gunzipBody(raw, maxBodyBytes) : raw;
       await imports.run(() => applyImport(req, res, grant, kind, dryRun, body, requestId));
+    } finally {
+      release();
+    }
+  }
+
+  // A raw CSV or NDJSON body, imported while it arrives: it holds a place of its token's uploads
+  // from first byte to commit, and never more memory than a chunk, whatever its size.
+  async function runStream(
+    req: IncomingMessage,
+    res: ServerResponse,
+    grant: Grant,
+    format: StreamFormat,
+    query: string,
+    requestId: string,
+  ) {
+    const { siteId, siteType, dryRun } = parseQuery(query, STREAM_QUERY);
+    let problems: ProblemEntry[] | undefined;
+    for (const [parameter, value] of [
+      ["siteId", siteId],
+      ["siteType", siteType],
+    ] as const) {
+      if (value === "")
+        (problems ??= []).push({ parameter, message: `Query parameter ${parameter} must not be empty` });
+    }
+    if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
+    const options = { format, dryRun: parseDryRun(dryRun) };
+    const site = resolveSite(grant, siteId, siteType);
+    if (!catalog.hasSite(site)) throw siteNotFound(site);
+    const gzip = isGzip(req);
+    checkDeclaredSize(req, maxStreamBytes);
+    const release = await admission.admit(grant, STREAM_RESERVATION, req);
+    try {
+      const body = streamBody(req, res, maxStreamBytes, idleMs, gzip);
+      sendJson(res, summaryText(await catalog.importStream(site, body, options)), requestId);
     } finally {
       release();
     }

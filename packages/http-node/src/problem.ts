@@ -6,6 +6,7 @@ import { CatalogError, type ErrorCode, type Problem } from "@catalog-kit/catalog
 export type HttpErrorCode =
   | "UNAUTHORIZED"
   | "INVALID_JSON"
+  | "INVALID_ENCODING"
   | "PAYLOAD_TOO_LARGE"
   | "REQUEST_TIMEOUT"
   | "UNSUPPORTED_MEDIA_TYPE"
@@ -53,6 +54,7 @@ export class HttpError extends Error {
 const STATUS: Record<ProblemCode, number> = {
   UNAUTHORIZED: 401,
   INVALID_JSON: 400,
+  INVALID_ENCODING: 400,
   VALIDATION_FAILED: 400,
   INVALID_CSV: 400,
   SITE_REQUIRED: 400,
@@ -72,6 +74,7 @@ const STATUS: Record<ProblemCode, number> = {
 const TITLE: Record<ProblemCode, string> = {
   UNAUTHORIZED: "Access token missing or invalid",
   INVALID_JSON: "Request body is not valid JSON",
+  INVALID_ENCODING: "Request body does not decode",
   VALIDATION_FAILED: "Request is invalid",
   INVALID_CSV: "CSV document is malformed",
   SITE_REQUIRED: "Site is required",

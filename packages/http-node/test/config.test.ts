@@ -26,7 +26,13 @@ describe("parseConfig", () => {
   it("accepts the contract's example and fills in defaults", () => {
     expect(parseConfig(contractExample)).toEqual({
       ...contractExample,
-      limits: { ...contractExample.limits, maxConcurrentImports: 4 },
+      limits: {
+        ...contractExample.limits,
+        maxConcurrentImports: 4,
+        maxStreamBytes: 1_073_741_824,
+        maxProductsPerStream: 10_000_000,
+        requestTimeoutMs: 600_000,
+      },
       notFoundStatus: 400,
       accessLog: true,
     });
