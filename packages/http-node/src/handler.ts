@@ -321,6 +321,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
           buildOpenApi({
             maxBodyBytes,
             maxProductsPerRequest: options.maxProductsPerRequest ?? catalog.limits.maxProductsPerRequest,
+            maxStreamBytes,
+            maxProductsPerStream: catalog.limits.maxProductsPerStream,
             notFoundStatus,
           }),
         );

@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document served at /openapi.json: its paths and operations. The components
 // they refer to are in openapi-components.ts, the examples in openapi-examples.ts; a test lints
 // the whole with Redocly's recommended rules.
-import { PRODUCT_LIMITS } from "@catalog-kit/catalog-core";
+import { DEFAULT_MAX_STREAM_PRODUCTS, PRODUCT_LIMITS } from "@catalog-kit/catalog-core";
+import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { json, KEY_RULES, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
 import { RETRY_AFTER_SECONDS } from "./problem.ts";
@@ -11,6 +12,9 @@ import { API_PREFIX } from "./routes.ts";
 export interface OpenApiSettings {
   readonly maxBodyBytes: number;
   readonly maxProductsPerRequest: number;
+  /** Limits of raw (streamed) CSV and NDJSON bodies; the defaults when not given. */
+  readonly maxStreamBytes?: number;
+  readonly maxProductsPerStream?: number;
   readonly notFoundStatus: 400 | 404;
 }
 
@@ -19,6 +23,30 @@ const jsonBody = (schema: object, example: unknown) => ({
   ...json(schema, example),
   "application/*+json": { schema, example },
 });
+
+// The site of a raw body: both given, or neither (the token's default site).
+const rawSiteQuery = ["siteId", "siteType"].map((name) => ({
+  name,
+  in: "query",
+  required: false,
+  schema: { type: "string", minLength: 1 },
+  description: `For a raw CSV or NDJSON body: ${name} of the site to import into (give both siteId and siteType, or neither for the token's default site). JSON envelopes name their site in the body.`,
+  example: name === "siteId" ? "shop-1" : "shopify",
+}));
+
+const contentEncoding = {
+  name: "Content-Encoding",
+  in: "header",
+  required: false,
+  schema: { type: "string", enum: ["gzip", "identity"] },
+  description:
+    "`gzip` for a compressed body, on every import. The size limits apply to the bytes received and to the bytes decoded; decoding stops as soon as a limit is passed.",
+};
+
+const NDJSON_EXAMPLE =
+  '{"id":"p1","sku":"MUG-1","title":"Blue mug","available":true,"featured_image":"https://img.example/p1.png","url":"https://shop.example/p1"}\n{"id":"p2","sku":"MUG-2","title":"Red mug","available":true,"featured_image":"https://img.example/p2.png","url":"https://shop.example/p2"}\n';
+const CSV_EXAMPLE =
+  "id,sku,title,available,featured_image,url\np1,MUG-1,Blue mug,true,https://img.example/p1.png,https://shop.example/p1\n";
 
 const siteQuery = ["siteId", "siteType"].map((name) => ({
   name,
@@ -46,7 +74,9 @@ const defaultProblem = {
 /** Builds the OpenAPI 3.1 document, with product schemas generated from the catalog's own validation schemas. */
 export function buildOpenApi(settings: OpenApiSettings): object {
   const notFound = String(settings.notFoundStatus);
-  const limits = `Request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows).`;
+  const maxStreamBytes = settings.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
+  const maxStreamProducts = settings.maxProductsPerStream ?? DEFAULT_MAX_STREAM_PRODUCTS;
+  const limits = `JSON request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows); raw CSV and NDJSON bodies, streamed, at most ${maxStreamBytes} bytes and ${maxStreamProducts} products.`;
   const common = {
     "401": problem("Access token missing or invalid (`UNAUTHORIZED`)"),
     "503": {
@@ -67,13 +97,15 @@ export function buildOpenApi(settings: OpenApiSettings): object {
       content: json(ref("ImportSummary"), EXAMPLES.importSummary),
     },
     "400": problem(
-      "`INVALID_JSON`, `VALIDATION_FAILED`, `INVALID_CSV`, `SITE_REQUIRED`, `SKU_CONFLICT`" +
+      "`INVALID_JSON`, `INVALID_ENCODING`, `VALIDATION_FAILED`, `INVALID_CSV`, `SITE_REQUIRED`, `SKU_CONFLICT`" +
         (notFound === "400" ? ", `SITE_NOT_FOUND`" : ""),
     ),
     ...(notFound === "404" ? { "404": problem("`SITE_NOT_FOUND`") } : {}),
     "408": problem("`REQUEST_TIMEOUT`: the body sent nothing for too long; the connection is closed"),
     "413": problem("`PAYLOAD_TOO_LARGE` or `TOO_MANY_PRODUCTS`; the body carries `limit` and `received`"),
-    "415": problem("`UNSUPPORTED_MEDIA_TYPE`: the body must be application/json or application/*+json, in UTF-8"),
+    "415": problem(
+      "`UNSUPPORTED_MEDIA_TYPE`: the body must be of a media type the operation lists, in UTF-8, and its Content-Encoding gzip or none",
+    ),
     ...common,
     default: defaultProblem,
   };
@@ -84,13 +116,40 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     ...common,
     default: defaultProblem,
   });
-  const importOperation = (operationId: keyof typeof EXAMPLES, summary: string, schema: string, what: string) => ({
+  // `raw`: the raw body an operation also takes, streamed (see body-stream.ts).
+  const importOperation = (
+    operationId: keyof typeof EXAMPLES,
+    summary: string,
+    schema: string,
+    what: string,
+    raw?: { readonly types: readonly string[]; readonly example: string; readonly what: string },
+  ) => ({
     operationId,
     summary,
-    description: `Imports ${what} into the token's default site, or the site the deprecated siteId and siteType name. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}`,
+    description:
+      `Imports ${what} into the token's default site, or the site the deprecated siteId and siteType name. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}` +
+      (raw === undefined
+        ? ""
+        : ` The body may instead be ${raw.what} (${raw.types.join(" or ")}), streamed: decoded, checked and staged while it arrives, up to ${maxStreamBytes} bytes and ${maxStreamProducts} products, with the same promises (nothing is visible until the whole body has arrived and every product is valid; problems are located by ${raw.types[0] === "text/csv" ? "row and column" : "`line` and a `pointer` into that line's product"}). Its site is in the query.`),
     tags: ["Import"],
-    parameters: [{ $ref: "#/components/parameters/dryRun" }, { $ref: "#/components/parameters/requestId" }],
-    requestBody: { required: true, content: jsonBody(ref(schema), EXAMPLES[operationId]) },
+    parameters: [
+      { $ref: "#/components/parameters/dryRun" },
+      { $ref: "#/components/parameters/requestId" },
+      contentEncoding,
+      ...(raw === undefined ? [] : rawSiteQuery),
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        ...jsonBody(ref(schema), EXAMPLES[operationId]),
+        ...Object.fromEntries(
+          (raw?.types ?? []).map((type) => [
+            type,
+            { schema: { type: "string", description: raw?.what }, example: raw?.example },
+          ]),
+        ),
+      },
+    },
     responses: importResponses,
   });
   const productParameters = [
@@ -150,6 +209,11 @@ export function buildOpenApi(settings: OpenApiSettings): object {
           "Import or modify a list of products",
           "BulkImportRequest",
           `a list of products (at most ${settings.maxProductsPerRequest})`,
+          {
+            types: ["application/x-ndjson", "application/jsonl"],
+            example: NDJSON_EXAMPLE,
+            what: "NDJSON: one Product Object per line, blank lines skipped",
+          },
         ),
         ...lookups("Bulk", "the product whose id or sku is bulk", '"bulk"', true),
       },
@@ -159,6 +223,11 @@ export function buildOpenApi(settings: OpenApiSettings): object {
           "Import or modify products given as CSV text",
           "CsvImportRequest",
           `the products of a CSV document (at most ${settings.maxProductsPerRequest} rows)`,
+          {
+            types: ["text/csv"],
+            example: CSV_EXAMPLE,
+            what: "the CSV document itself, by the same rules as csvContent",
+          },
         ),
       },
       [`${API_PREFIX}/{productId}`]: lookups("", "a product by reference id or sku", "`productId`", false),
@@ -205,6 +274,8 @@ export function buildOpenApi(settings: OpenApiSettings): object {
       ...PRODUCT_LIMITS,
       maxBodyBytes: settings.maxBodyBytes,
       maxProductsPerRequest: settings.maxProductsPerRequest,
+      maxStreamBytes,
+      maxProductsPerStream: maxStreamProducts,
     },
   };
 }

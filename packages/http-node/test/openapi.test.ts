@@ -72,6 +72,24 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("documents the raw bodies the bulk imports take, their site parameters and their limits", () => {
+    type Operation = { requestBody: { content: Record<string, unknown> }; parameters: { name?: string }[] };
+    const bulk = doc.paths["/external/product/v1/bulk"]?.post as unknown as Operation;
+    const csv = doc.paths["/external/product/v1/bulk/csv"]?.post as unknown as Operation;
+    const single = doc.paths["/external/product/v1"]?.post as unknown as Operation;
+    expect(Object.keys(bulk.requestBody.content)).toEqual(
+      expect.arrayContaining(["application/json", "application/x-ndjson", "application/jsonl"]),
+    );
+    expect(Object.keys(csv.requestBody.content)).toEqual(expect.arrayContaining(["application/json", "text/csv"]));
+    expect(Object.keys(single.requestBody.content)).not.toContain("text/csv");
+    for (const op of [bulk, csv]) {
+      expect(op.parameters.map((p) => p.name)).toEqual(
+        expect.arrayContaining(["siteId", "siteType", "Content-Encoding"]),
+      );
+    }
+    expect(doc["x-limits"]).toMatchObject({ maxStreamBytes: 1_073_741_824, maxProductsPerStream: 10_000_000 });
+  });
+
   it("lists not-found answers under the configured status", () => {
     const strict = buildOpenApi({ maxBodyBytes: 1, maxProductsPerRequest: 1, notFoundStatus: 404 }) as Doc;
     expect(strict.paths["/external/product/v1/{productId}"]?.get?.responses).toHaveProperty("404");
