@@ -21,9 +21,9 @@ it("README.md: every curl of the tour answers, in demo mode, what the README sho
   const token = /Access token: (\S+)/.exec(out)?.[1] as string;
   const steps = docSteps(await readFile(new URL("../README.md", import.meta.url), "utf8"));
   expect(steps.length).toBeGreaterThanOrEqual(9);
-  for (const { command, expected, status } of steps) {
+  for (const { command, expected, status, files } of steps) {
     expect(command).toContain(DOC_URL);
-    const response = await performCurl(parseCurl(command.replaceAll(DOC_URL, url).replaceAll("$TOKEN", token)));
+    const response = await performCurl(parseCurl(command.replaceAll(DOC_URL, url).replaceAll("$TOKEN", token), files));
     const body = await response.json();
     expect({ command, status: response.status }).toEqual({ command, status });
     if (expected !== undefined) expect(body).toEqual(expectedFor(expected, response.headers.get("x-request-id")));

@@ -33,8 +33,11 @@ export function shellWords(line: string): string[] {
   return words;
 }
 
-/** Interprets the curl options the project's documentation uses: -X, -H, -d/--data, -s/-S/-i flags. */
-export function parseCurl(line: string): CurlRequest {
+/**
+ * Interprets the curl options the project's documentation uses: -X, -H, -d/--data, -s/-S/-i
+ * flags; `--data-binary @name` sends the file `name` of `files`.
+ */
+export function parseCurl(line: string, files: Readonly<Record<string, string>> = {}): CurlRequest {
   const words = shellWords(line.replace(/\\\n/g, " "));
   if (words[0] !== "curl") throw new Error(`Not a curl command: ${line}`);
   let method: string | undefined;
@@ -48,9 +51,13 @@ export function parseCurl(line: string): CurlRequest {
       const header = words[++i] as string;
       const colon = header.indexOf(":");
       headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
-    } else if (word === "-d" || word === "--data" || word === "--data-raw" || word === "--data-binary")
-      body = words[++i];
-    else if (/^-[sSif]+$/.test(word) || word === "--fail-with-body") continue;
+    } else if (word === "-d" || word === "--data" || word === "--data-raw") body = words[++i];
+    else if (word === "--data-binary") {
+      const data = words[++i] as string;
+      const file = data.startsWith("@") ? files[data.slice(1)] : data;
+      if (file === undefined) throw new Error(`No file ${data.slice(1)} shown before: ${line}`);
+      body = file;
+    } else if (/^-[sSif]+$/.test(word) || word === "--fail-with-body") continue;
     else if (word.startsWith("-")) throw new Error(`Unsupported curl option ${word}`);
     else url = word;
   }

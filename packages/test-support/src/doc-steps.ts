@@ -5,26 +5,32 @@ export interface DocStep {
   readonly expected: unknown;
   /** 200, or the `status` of an expected problem body. */
   readonly status: number;
+  /** The files the document shows before the command, by name, for `--data-binary @name`. */
+  readonly files: Readonly<Record<string, string>>;
 }
 
 /**
  * The `curl` commands of the ```sh blocks of a document (other languages are shown, not run),
- * each with the ```json block that follows its block, if any.
+ * each with the ```json block that follows its block, if any. A block whose info string names a
+ * file after its language (```csv products.csv) is that file's content.
  */
 export function docSteps(markdown: string): DocStep[] {
-  const blocks = [...markdown.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map(([, lang, body]) => ({
+  const blocks = [...markdown.matchAll(/^```(\w+)(?: ([\w.-]+))?\n([\s\S]*?)^```$/gm)].map(([, lang, file, body]) => ({
     lang,
+    file,
     body: body as string,
   }));
   const steps: DocStep[] = [];
-  blocks.forEach(({ lang, body }, index) => {
+  const files: Record<string, string> = {};
+  blocks.forEach(({ lang, file, body }, index) => {
+    if (file !== undefined) files[file] = body;
     if (lang !== "sh") return;
     const next = blocks[index + 1];
     const expected = next?.lang === "json" ? JSON.parse(next.body) : undefined;
     const stated = (expected as { status?: unknown } | undefined)?.status;
     for (const command of body.replace(/\\\n\s*/g, " ").split("\n")) {
       if (command.startsWith("curl "))
-        steps.push({ command, expected, status: typeof stated === "number" ? stated : 200 });
+        steps.push({ command, expected, status: typeof stated === "number" ? stated : 200, files: { ...files } });
     }
   });
   return steps;
