@@ -216,7 +216,13 @@ describe("importStream", () => {
       ...inner,
       async beginImport(site, options) {
         const staged = await inner.beginImport(site, options);
-        return { ...staged, abort: () => (aborted++, staged.abort()) };
+        return {
+          ...staged,
+          abort: () => {
+            aborted++;
+            return staged.abort();
+          },
+        };
       },
     };
     const catalog = open({}, store);

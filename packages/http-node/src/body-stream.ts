@@ -67,7 +67,10 @@ export function streamBody(
   }
   function onData(chunk: Buffer): void {
     decoded += chunk.length;
-    if (decoded > limit) return fail(tooLarge(limit, decoded));
+    if (decoded > limit) {
+      fail(tooLarge(limit, decoded));
+      return;
+    }
     queue.push(chunk);
     if (queue.length >= HIGH_WATER) source.pause();
     wake?.();
