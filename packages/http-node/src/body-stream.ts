@@ -37,10 +37,12 @@ export function streamBody(
   let failure: unknown;
   let wake: (() => void) | undefined;
 
-  const idle = setTimeout(
-    () => fail(new HttpError("REQUEST_TIMEOUT", `The request body sent nothing for ${idleMs} ms`)),
-    idleMs,
-  );
+  // Silence only counts while nothing waits to be read: a slow store pauses the body, and the
+  // client is not at fault for that.
+  const idle = setTimeout(function onIdle() {
+    if (queue.length > 0) idle.refresh();
+    else fail(new HttpError("REQUEST_TIMEOUT", `The request body sent nothing for ${idleMs} ms`));
+  }, idleMs);
   function stop(): void {
     clearTimeout(idle);
     req.off("data", onRaw);

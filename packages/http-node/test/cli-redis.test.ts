@@ -1,10 +1,13 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   freePort,
   type RedisCluster,
   type RedisServer,
+  redisCli,
   startRedisCluster,
   startRedisServer,
 } from "@catalog-kit/test-support";
@@ -81,6 +84,39 @@ describeWithRedis("the standalone server with Redis storage", () => {
     expect(found.status).toBe(200);
     second.server.child.kill("SIGTERM");
     expect(await second.server.exited).toBe(0);
+  });
+
+  it("a streamed import cut by SIGTERM mid-body leaves nothing visible and no staging behind", async () => {
+    const file = join(dir, `config-stream-${Date.now()}.json`);
+    const storage = { adapter: "redis", url: redis.url, keyPrefix: "cli-stream" };
+    const config = {
+      sites: [site],
+      tokens: [{ token: "redis-admin", sites: "*" }],
+      storage,
+      limits: { bodyIdleTimeoutMs: 500 },
+    };
+    await writeFile(file, JSON.stringify(config));
+    const server = startCli({ CATALOG_CONFIG: file });
+    running.push(server);
+    const url = /listening on (http:\S+)/.exec(await server.waitForOutput(/listening on http:\S+\n/))?.[1] as string;
+    const req = request(`${url}/external/product/v1/bulk?siteId=shop-1&siteType=shopify`, {
+      method: "POST",
+      headers: { "x-service-access-token": "redis-admin", "content-type": "application/x-ndjson" },
+    });
+    const status = new Promise<number>((resolve) => {
+      req.on("response", (res) => resolve(res.statusCode ?? 0));
+      req.on("error", () => resolve(0));
+    });
+    for (let i = 0; i < 5_000; i++) req.write(`${JSON.stringify({ ...product, id: `s-${i}`, sku: `S-${i}` })}\n`);
+    const keys = () => redisCli(redis.port, "--scan", "--pattern", "cli-stream*");
+    // Chunks reach Redis while the body is still arriving.
+    for (let i = 0; i < 100 && (await keys()) === ""; i++) await sleep(20);
+    expect(await keys()).not.toBe("");
+    server.child.kill("SIGTERM");
+    expect([0, 408]).toContain(await status);
+    expect(await server.exited).toBe(0);
+    req.destroy();
+    expect(await keys()).toBe("");
   });
 
   it("works with a Redis Cluster", async () => {

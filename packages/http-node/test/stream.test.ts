@@ -3,6 +3,8 @@
 import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
+import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import type { CatalogStore } from "@catalog-kit/catalog-core";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { product, SITE_A, SITE_B, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
@@ -202,6 +204,28 @@ describe("raw import bodies", () => {
     expect(await answer).toMatchObject({ status: 408, body: { code: "REQUEST_TIMEOUT" } });
     req.destroy();
     expect(await exists("idle")).toBe(false);
+  });
+
+  it("a slow store pauses the body without blaming the client: no 408 while chunks wait to be staged", async () => {
+    const inner = createMemoryStore();
+    const store: CatalogStore = {
+      ...inner,
+      async beginImport(site, options) {
+        const staged = await inner.beginImport(site, options);
+        return {
+          ...staged,
+          add: async (products, positions) => {
+            await sleep(400);
+            return staged.add(products, positions);
+          },
+        };
+      },
+    };
+    server = await startTestServer({ store, bodyIdleTimeoutMs: 150 });
+    const body = ndjson(Array.from({ length: 3_500 }, (_, i) => product(`slow-${i}`)));
+    const response = await server.request("POST", BULK + siteQuery(), { token: TOKENS.admin, headers: NDJSON, body });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ created: 3_500 });
   });
 
   it("NDJSON cut anywhere answers as the same products in a JSON envelope", async () => {

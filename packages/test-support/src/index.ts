@@ -1,6 +1,7 @@
 // The shared test support of the workspace (tests and bench): private Redis servers and clusters.
 // Private, never built: it is imported as TypeScript source by vitest and tsx.
 export {
+  cli as redisCli,
   freePort,
   haveRedisServer,
   INSTALL_HINT,
