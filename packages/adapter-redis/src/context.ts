@@ -1,5 +1,5 @@
 // What the store's modules share: how to run a script on a site's keys, and the tuning.
-import type { ImportKeys, KeyName } from "./keys.ts";
+import type { KeyName, ScriptKeys } from "./keys.ts";
 import type { Script } from "./lua.ts";
 
 /** What the store's parts share: how to reach Redis, and the tuning. */
@@ -7,7 +7,7 @@ export interface StoreContext {
   /** Runs a script on the keys it declares; waits (bounded) while the keys' slot migrates. */
   run<Name extends KeyName>(
     script: Script<Name>,
-    keys: Pick<ImportKeys, Name>,
+    keys: Pick<ScriptKeys, Name>,
     args: readonly (string | Buffer | number)[],
   ): Promise<unknown>;
   /** One HSCAN step: the next cursor and the fields it found. */

@@ -45,6 +45,14 @@ export function lostLock(): CatalogError {
   return new CatalogError("STORAGE_UNAVAILABLE", "The import took too long and its lock expired; nothing was written");
 }
 
+/** The error of an import whose staging lost keys to eviction (a `volatile-*` policy) before it published. */
+export function evictedStaging(): CatalogError {
+  return new CatalogError(
+    "STORAGE_UNAVAILABLE",
+    "Redis evicted part of the import's staging (its maxmemory-policy evicts keys with a TTL); nothing was written",
+  );
+}
+
 /**
  * Whether Redis refused a command before running it because its slot is moving, so that it is
  * safe to send again. ioredis gives up on redirections after a few tries, naming the last

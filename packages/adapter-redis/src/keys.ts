@@ -13,6 +13,7 @@ import type { Site } from "@catalog-kit/catalog-core";
  * | `<prefix>:{<type>:<id>}:sku-of`           | hash   | product id → sku (frees an old sku without parsing JSON in Lua) |
  * | `<prefix>:{<type>:<id>}:merging:*`        | hashes | a committed import, still being folded into the three above |
  * | `<prefix>:{<type>:<id>}:stage:<token>:*`  | hashes | an import not yet committed (expire)                   |
+ * | `<prefix>:{<type>:<id>}:in:<token>:*`     | hashes | a `beginImport` import's chunks so far (expire; see `IncomingKeys`) |
  *
  * `%`, `{`, `}` and `:` in `siteType` and `siteId` are percent-encoded (`%25`, `%7B`, `%7D`,
  * `%3A`). The encoding is reversible, so no two sites share a key, and neither `{` nor `}` can
@@ -34,8 +35,32 @@ export interface ImportKeys extends SiteKeys {
   readonly stageSkuOf: string;
 }
 
+/**
+ * The keys of an import begun with `beginImport`, named by its own token, under the site's tag:
+ * everything its `add` calls were given, so that the client holds none of it. All expire, and
+ * every `add` renews them; the import is gone soon after its process stops.
+ *
+ * | key                                          | hash of                                                     |
+ * |----------------------------------------------|-------------------------------------------------------------|
+ * | `<prefix>:{<type>:<id>}:in:<token>:products` | id → canonical JSON of the last product given with that id  |
+ * | `<prefix>:{<type>:<id>}:in:<token>:sku-of`   | id → its sku, for every id the import was given             |
+ * | `<prefix>:{<type>:<id>}:in:<token>:pos`      | id → `"<first position> <last position>"`                   |
+ * | `<prefix>:{<type>:<id>}:in:<token>:claims`   | sku → how many of the import's ids claim it (never 0)       |
+ *
+ * Commit moves each product out of `in:…:products` as it judges it, into the `stage:` hashes.
+ */
+export interface IncomingKeys {
+  readonly inProducts: string;
+  readonly inSkuOf: string;
+  readonly inPositions: string;
+  readonly inClaims: string;
+}
+
+/** Every key a script may declare, by name. */
+export type ScriptKeys = ImportKeys & IncomingKeys;
+
 /** The name of a key a script may declare. */
-export type KeyName = keyof ImportKeys;
+export type KeyName = keyof ScriptKeys;
 
 /**
  * Fields of the products hash that hold the site's state rather than a product: the lock of the
@@ -93,5 +118,17 @@ export function importKeys(keys: SiteKeys, token: string): ImportKeys {
     stageProducts: `${stage}products`,
     stageSkus: `${stage}skus`,
     stageSkuOf: `${stage}sku-of`,
+  };
+}
+
+/** `keys` with those of the `beginImport` import holding `token`. */
+export function incomingKeys(keys: SiteKeys, token: string): SiteKeys & IncomingKeys {
+  const incoming = `${keys.products.slice(0, -"products".length)}in:${token}:`;
+  return {
+    ...keys,
+    inProducts: `${incoming}products`,
+    inSkuOf: `${incoming}sku-of`,
+    inPositions: `${incoming}pos`,
+    inClaims: `${incoming}claims`,
   };
 }

@@ -3,7 +3,7 @@
 // name, and how it is sent. The scripts themselves are in scripts.ts.
 import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
-import { type ImportKeys, type KeyName, LOCK_FIELD, MERGING_FIELD } from "./keys.ts";
+import { type KeyName, LOCK_FIELD, MERGING_FIELD, type ScriptKeys } from "./keys.ts";
 
 /**
  * A Lua script, the keys it declares (by name, in the order it receives them), and its SHA-1.
@@ -203,7 +203,7 @@ export function script<Name extends KeyName>(name: string, keys: readonly Name[]
 export async function runScript<Name extends KeyName>(
   client: Redis | Cluster,
   script: Script<Name>,
-  keys: Pick<ImportKeys, Name>,
+  keys: Pick<ScriptKeys, Name>,
   args: readonly (string | Buffer | number)[],
 ): Promise<unknown> {
   const argv: (string | Buffer | number)[] = [script.sha, script.keys.length];

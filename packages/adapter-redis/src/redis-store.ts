@@ -18,6 +18,7 @@ import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
 import { FIND, FIND_MERGING, REMOVE, UPSERT } from "./scripts.ts";
 import { stagedImport } from "./staged-import.ts";
+import { beginStream } from "./staged-stream.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
 export interface RedisStoreTuning {
@@ -58,8 +59,10 @@ const isBusy = (reply: Reply) => reply[0] === "busy";
 /**
  * A `CatalogStore` in Redis or Redis Cluster. Each site's keys share one hash tag (`keys.ts`),
  * every step the contract calls atomic is one Lua script (`scripts.ts`), and imports larger
- * than one chunk are staged, then published in one O(1) step (`staged-import.ts`). No command
- * is ever sent twice (`connection.ts`); failures reject with `STORAGE_UNAVAILABLE`.
+ * than one chunk are staged, then published in one O(1) step (`staged-import.ts`); imports
+ * begun with `beginImport` wait in Redis, never in this process, until their commit
+ * (`staged-stream.ts`). No command is ever sent twice (`connection.ts`); failures reject with
+ * `STORAGE_UNAVAILABLE`.
  */
 export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const prefix = checkKeyPrefix(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
@@ -169,6 +172,16 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         },
         "unknown",
       ),
+
+    beginImport: (site, { dryRun }) =>
+      operation("import", async () => {
+        const keys = siteKeys(prefix, site);
+        return beginStream(ctx, keys, dryRun, {
+          operation,
+          afterWrite: () => afterWrite(keys),
+          isClosed: () => closed,
+        });
+      }),
 
     find: (site, key, by) =>
       operation("find", async () => {

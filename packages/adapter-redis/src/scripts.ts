@@ -289,3 +289,202 @@ end
 return left
 `,
 );
+
+/** Stages one chunk of a `beginImport` import, out of sight, keeping only what commit needs. */
+export const ADD = script(
+  "import-add",
+  ["inProducts", "inSkuOf", "inPositions", "inClaims"],
+  `
+--[[ import-add: one chunk of an import begun with beginImport. Takes no lock and reads nothing
+  of the site: skus are judged at commit, on the state after the import. An id given again
+  replaces its product (the later wins) and moves its claim to its new sku.
+  ARGV[1] ttl of the import's keys (ms)  ARGV[2] the chunk's positions, separated by spaces, in
+  the order of its products; ARGV[3..] the products (see products()), whose ids are distinct
+  Returns {ids new to the import, change in how many skus are claimed, change in how many skus
+  more than one id claims}: the client sums them, and commit checks the first two against the
+  hashes (eviction) and reads claimers only when the third is above 0. ]]
+local ids, skus, jsons, n = products(3)
+local positions = {}
+for p in string.gmatch(ARGV[2], '%S+') do positions[#positions + 1] = p end
+if #positions ~= n then error('positions do not match the products') end
+local olds, spans = hmget(K.inSkuOf, ids), hmget(K.inPositions, ids)
+local byId, skuOf, pos, fresh = {}, {}, {}, 0
+-- The change in claims of each sku this chunk touches, summed before the hash is read once.
+local delta, touched = {}, {}
+local function claim(sku, by)
+  if not delta[sku] then
+    delta[sku] = 0
+    touched[#touched + 1] = sku
+  end
+  delta[sku] = delta[sku] + by
+end
+for i = 1, n do
+  local old = olds[i]
+  if not old then
+    fresh = fresh + 1
+    claim(skus[i], 1)
+  elseif old ~= skus[i] then
+    claim(old, -1)
+    claim(skus[i], 1)
+  end
+  local first = spans[i] and string.match(spans[i], '^%S+') or positions[i]
+  local k = 2 * i
+  byId[k - 1], byId[k] = ids[i], jsons[i]
+  skuOf[k - 1], skuOf[k] = ids[i], skus[i]
+  pos[k - 1], pos[k] = ids[i], first .. ' ' .. positions[i]
+end
+-- The first write is an HSET (see write()).
+bulk('HSET', K.inProducts, byId)
+bulk('HSET', K.inSkuOf, skuOf)
+bulk('HSET', K.inPositions, pos)
+local claimed, contested = 0, 0
+if #touched > 0 then
+  local before, set, gone = hmget(K.inClaims, touched), {}, {}
+  for j, sku in ipairs(touched) do
+    local b = tonumber(before[j] or 0)
+    local a = b + delta[sku]
+    if a > 0 and a ~= b then
+      set[#set + 1] = sku
+      set[#set + 1] = a
+    elseif a <= 0 and b > 0 then
+      gone[#gone + 1] = sku
+    end
+    claimed = claimed + (a > 0 and 1 or 0) - (b > 0 and 1 or 0)
+    contested = contested + (a > 1 and 1 or 0) - (b > 1 and 1 or 0)
+  end
+  if #set > 0 then bulk('HSET', K.inClaims, set) end
+  if #gone > 0 then bulk('HDEL', K.inClaims, gone) end
+end
+for _, k in ipairs({K.inProducts, K.inSkuOf, K.inPositions, K.inClaims}) do redis.call('PEXPIRE', k, ARGV[1]) end
+return {fresh, claimed, contested}
+`,
+);
+
+/** How many entries each hash of a `beginImport` import holds: how commit sees eviction. */
+export const INCOMING_SIZES = script(
+  "import-sizes",
+  ["inProducts", "inSkuOf", "inPositions", "inClaims"],
+  `
+--[[ import-sizes: Returns {HLEN in:products, in:sku-of, in:pos, in:claims}. Eviction takes whole
+  keys, so a hash that lost any entry is smaller than what the import's adds counted. ]]
+local out = {}
+for _, k in ipairs({K.inProducts, K.inSkuOf, K.inPositions, K.inClaims}) do out[#out + 1] = redis.call('HLEN', k) end
+return out
+`,
+);
+
+/** Of some ids of a `beginImport` import, those whose sku another of its ids claims too. */
+export const CLAIMERS = script(
+  "import-claimers",
+  ["inSkuOf", "inPositions", "inClaims"],
+  `
+--[[ import-claimers: reads only.
+  ARGV[1..] ids of the import (a page of an HSCAN of in:sku-of)
+  Returns a flat list of id, sku, first position, last position, for each id whose sku more
+  than one id of the import claims. Ids no longer staged (evicted) are skipped: commit finds
+  the loss by counting. ]]
+local asked = {}
+for i = 1, #ARGV do asked[i] = ARGV[i] end
+local found, ids, skus = hmget(K.inSkuOf, asked), {}, {}
+for i = 1, #asked do
+  if found[i] then
+    ids[#ids + 1] = asked[i]
+    skus[#skus + 1] = found[i]
+  end
+end
+local out = {}
+if #ids == 0 then return out end
+local claims, pick = hmget(K.inClaims, skus), {}
+for i = 1, #ids do
+  if tonumber(claims[i] or 0) > 1 then pick[#pick + 1] = i end
+end
+if #pick == 0 then return out end
+local picked = {}
+for j, i in ipairs(pick) do picked[j] = ids[i] end
+local spans = hmget(K.inPositions, picked)
+for j, i in ipairs(pick) do
+  local first, last = string.match(spans[j] or '', '^(%S+) (%S+)$')
+  for _, v in ipairs({ids[i], skus[i], first or '', last or ''}) do out[#out + 1] = v end
+end
+return out
+`,
+);
+
+/** Judges some ids of a `beginImport` import against the site and stages what would change. */
+export const CHECK = script(
+  "import-check",
+  ["products", "skus", "stageProducts", "stageSkus", "stageSkuOf", "inProducts", "inSkuOf", "inPositions", "inClaims"],
+  `
+--[[ import-check: part of a beginImport import's commit, under the site lock; the import holds
+  no sku twice (commit checked its claims first). Each id judged is moved out of in:products, so
+  that an id the scan returns twice is judged once.
+  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms)  ARGV[4] ttl of the import's
+  keys (ms)  ARGV[5] "1" to stage the products that would change, "0" not to (a dry run, or a
+  conflict was found); ARGV[6..] ids of the import (a page of an HSCAN of in:sku-of)
+  Returns {"lost"} when the lock is not ours; {"evicted"} when an id has lost its sku; else
+  {"ok", judged, created, unchanged, staged, sku, id, heldBy, first position, last position, ...}
+  where each quintuple is a conflict: a product of the site that the import does not give a new
+  sku holds the sku. ]]
+if holder(K.products) ~= ARGV[1] then return {'lost'} end
+hold(K.products, ARGV[1], ARGV[2])
+local asked, seen = {}, {}
+for i = 6, #ARGV do
+  if not seen[ARGV[i]] then
+    seen[ARGV[i]] = true
+    asked[#asked + 1] = ARGV[i]
+  end
+end
+local found, ids, jsons = hmget(K.inProducts, asked), {}, {}
+for i = 1, #asked do
+  if found[i] then
+    ids[#ids + 1] = asked[i]
+    jsons[#jsons + 1] = found[i]
+  end
+end
+local n = #ids
+if n == 0 then return {'ok', 0, 0, 0, 0} end
+local skus = hmget(K.inSkuOf, ids)
+for i = 1, n do
+  if not skus[i] then return {'evicted'} end
+end
+local out = {'ok', n}
+-- A holder the import stages gets its own new sku (it claims none twice), so only others conflict.
+local holders, others, at = hmget(K.skus, skus), {}, {}
+for i = 1, n do
+  local h = holders[i]
+  if h and h ~= ids[i] then
+    others[#others + 1] = h
+    at[#at + 1] = i
+  end
+end
+local lone = {}
+if #others > 0 then
+  local staged = hmget(K.inSkuOf, others)
+  for j = 1, #others do
+    if not staged[j] then lone[#lone + 1] = j end
+  end
+end
+local conflicts = {}
+if #lone > 0 then
+  local who = {}
+  for k, j in ipairs(lone) do who[k] = ids[at[j]] end
+  local spans = hmget(K.inPositions, who)
+  for k, j in ipairs(lone) do
+    local first, last = string.match(spans[k] or '', '^(%S+) (%S+)$')
+    for _, v in ipairs({skus[at[j]], who[k], others[j], first or '', last or ''}) do conflicts[#conflicts + 1] = v end
+  end
+end
+local created, unchanged, changed = compare(K.products, ids, jsons, n)
+local staged = 0
+if ARGV[5] == '1' and #changed > 0 then
+  write(K.stageProducts, K.stageSkus, K.stageSkuOf, ids, skus, jsons, changed, true)
+  staged = #changed
+  for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do redis.call('PEXPIRE', k, ARGV[3]) end
+end
+bulk('HDEL', K.inProducts, ids)
+for _, k in ipairs({K.inProducts, K.inSkuOf, K.inPositions, K.inClaims}) do redis.call('PEXPIRE', k, ARGV[4]) end
+out[3], out[4], out[5] = created, unchanged, staged
+for _, v in ipairs(conflicts) do out[#out + 1] = v end
+return out
+`,
+);

@@ -1,9 +1,9 @@
 // Imports larger than one script call: staged out of sight under the site lock, then published in
 // one O(1) step.
-import { CatalogError, type Product, type SkuConflict, type UpsertResult } from "@catalog-kit/catalog-core";
+import type { Product, SkuConflict, UpsertResult } from "@catalog-kit/catalog-core";
 import type { Chunk } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";
-import { lostLock, unavailable } from "./errors.ts";
+import { evictedStaging, lostLock, unavailable } from "./errors.ts";
 import { type ImportKeys, importKeys, type SiteKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
 import { mergeIds, slices } from "./merge.ts";
@@ -107,7 +107,11 @@ async function stageAndCommit(
   }
 }
 
-async function commit(
+/**
+ * Publishes a staging with the COMMIT script (`staged` products in it; `siteSize` when it holds
+ * the site's whole next state). A lost reply leaves the outcome unknown, and the error says so.
+ */
+export async function commit(
   ctx: StoreContext,
   keys: ImportKeys,
   token: string,
@@ -120,12 +124,7 @@ async function commit(
     throw unavailable(error, "commit of the import", "unknown");
   }
   if (outcome === "lost") throw lostLock();
-  if (outcome === "evicted") {
-    throw new CatalogError(
-      "STORAGE_UNAVAILABLE",
-      "Redis evicted part of the import's staging (its maxmemory-policy evicts keys with a TTL); nothing was written",
-    );
-  }
+  if (outcome === "evicted") throw evictedStaging();
   return outcome as "done" | "merge";
 }
 

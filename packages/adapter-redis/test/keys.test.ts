@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { checkKeyPrefix, escapeSitePart, importKeys, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, escapeSitePart, importKeys, incomingKeys, siteKeys } from "../src/keys.ts";
 
 /** The part of a key that Redis Cluster hashes: between the first `{` and the next `}`, if not empty. */
 function hashTag(key: string): string {
@@ -10,7 +10,8 @@ function hashTag(key: string): string {
 }
 
 function allKeys(prefix: string, site: { siteType: string; siteId: string }, token = "0123abcd"): string[] {
-  return Object.values(importKeys(siteKeys(checkKeyPrefix(prefix), site), token));
+  const keys = siteKeys(checkKeyPrefix(prefix), site);
+  return [...new Set([...Object.values(importKeys(keys, token)), ...Object.values(incomingKeys(keys, token))])];
 }
 
 // Site names drawn to hit the characters that matter, plus anything else.
@@ -33,6 +34,7 @@ describe("key layout", () => {
     expect(keys.skuOf).toBe("catalog:{shopify:shop-1}:sku-of");
     expect(keys.mergingProducts).toBe("catalog:{shopify:shop-1}:merging:products");
     expect(importKeys(keys, "ab12").stageSkus).toBe("catalog:{shopify:shop-1}:stage:ab12:skus");
+    expect(incomingKeys(keys, "ab12").inPositions).toBe("catalog:{shopify:shop-1}:in:ab12:pos");
     expect(siteKeys(checkKeyPrefix(""), { siteType: "a", siteId: "b" }).products).toBe("{a:b}:products");
   });
 

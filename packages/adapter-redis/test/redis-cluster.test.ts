@@ -1,5 +1,5 @@
 import { isDeepStrictEqual as isEqual } from "node:util";
-import { encodeProduct, isCatalogError } from "@catalog-kit/catalog-core";
+import { encodeProduct, isCatalogError, type Product } from "@catalog-kit/catalog-core";
 import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
@@ -81,6 +81,40 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
       await store.close();
       expect(await client.ping()).toBe("PONG");
       client.disconnect();
+    });
+
+    test("a beginImport import in chunks commits on a Cluster: its own conflicts, then the site's, then merged", async () => {
+      const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "stream", chunkSize: 200 });
+      const site = uniqueSite();
+      await store.upsert(site, [product("seed", "sku-1500")], { dryRun: false });
+      const chunks = [0, 1, 2].map((n) =>
+        Array.from({ length: 700 }, (_, i) => product(`id-${n * 700 + i}`, `sku-${n * 700 + i}`)),
+      );
+      const stage = async (extra: Product[]) => {
+        const staged = await store.beginImport(site, { dryRun: false });
+        let position = 0;
+        for (const chunk of [...chunks, extra])
+          await staged.add(
+            chunk,
+            chunk.map(() => ++position),
+          );
+        return staged.commit();
+      };
+      expect(await stage([product("twin", "sku-3")])).toEqual({
+        applied: false,
+        conflicts: [{ sku: "sku-3", id: "twin", heldBy: "id-3", position: 2_101 }],
+      });
+      expect(await stage([])).toEqual({
+        applied: false,
+        conflicts: [{ sku: "sku-1500", id: "id-1500", heldBy: "seed", position: 1_501 }],
+      });
+      expect(await stage([product("seed", "seed-sku")])).toEqual({
+        applied: true,
+        counts: { created: 2_100, updated: 1, unchanged: 0 },
+      });
+      expect(await store.find(site, "sku-1500", "sku")).toEqual(product("id-1500", "sku-1500"));
+      expect(await checkIndex(admin, "stream", site)).toEqual([]);
+      await store.close();
     });
 
     // Last, because it takes a master down and brings it back empty.
