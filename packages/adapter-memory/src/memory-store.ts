@@ -1,6 +1,7 @@
 // The in-memory store: the default `CatalogStore`, and the reference the benchmarks compare with.
 import {
   type CatalogStore,
+  compareIds,
   type KeyField,
   type Product,
   type Site,
@@ -18,6 +19,8 @@ interface Staged {
 interface SiteProducts {
   readonly byId: Map<string, Product>;
   readonly idBySku: Map<string, string>;
+  /** The ids in `compareIds` order, built by `list` and dropped by every write. */
+  sorted?: string[] | undefined;
 }
 
 // toProduct and sameProduct name each field: a loop over PRODUCT_FIELDS (keyed loads) measured a
@@ -103,8 +106,10 @@ export function createMemoryStore(): CatalogStore {
   }
 
   // The one atomic step of `upsert` and of a staged import's commit: no `await` inside.
-  function apply(site: Site, batch: readonly Product[], dryRun: boolean): UpsertResult {
-    const products = siteOf(site, !dryRun) ?? { byId: new Map(), idBySku: new Map() };
+  function apply(site: Site, batch: readonly Product[], dryRun: boolean, replace: boolean): UpsertResult {
+    if (replace) return replaceSite(site, batch, dryRun);
+    const products: SiteProducts = siteOf(site, !dryRun) ?? { byId: new Map(), idBySku: new Map() };
+    if (!dryRun) products.sorted = undefined;
     // The first import of a site (the bulk load) has nothing to conflict with or replace: its
     // ids are distinct, so it skips two map lookups a product.
     const empty = products.byId.size === 0;
@@ -142,12 +147,37 @@ export function createMemoryStore(): CatalogStore {
     return { applied: true, counts: { created, updated: batch.length - created - unchanged, unchanged } };
   }
 
+  // A batch that is the site's whole catalog: no sku of the site can conflict, since every
+  // product the batch does not name goes, and the site's maps are replaced by the batch's.
+  function replaceSite(site: Site, batch: readonly Product[], dryRun: boolean): UpsertResult {
+    const old = siteOf(site, false);
+    let created = 0;
+    let unchanged = 0;
+    for (const product of batch) {
+      const before = old?.byId.get(product.id);
+      if (before === undefined) created++;
+      else if (sameProduct(before, product)) unchanged++;
+    }
+    const kept = batch.length - created;
+    const counts = { created, updated: kept - unchanged, unchanged, deleted: (old?.byId.size ?? 0) - kept };
+    if (!dryRun) {
+      const byId = new Map<string, Product>();
+      const idBySku = new Map<string, string>();
+      for (const product of batch) {
+        byId.set(product.id, product);
+        idBySku.set(product.sku, product.id);
+      }
+      sites.set(siteKey(site), { byId, idBySku });
+    }
+    return { applied: true, counts };
+  }
+
   return {
-    async upsert(site, batch, { dryRun }) {
-      return apply(site, batch, dryRun);
+    async upsert(site, batch, { dryRun, replace = false }) {
+      return apply(site, batch, dryRun, replace);
     },
 
-    async beginImport(site, { dryRun }) {
+    async beginImport(site, { dryRun, replace = false }) {
       // The staging is the chunks themselves, keyed by id: a later product replaces an earlier
       // one in place, so the map's order stays that of first appearance.
       const staged = new Map<string, Staged>();
@@ -180,6 +210,7 @@ export function createMemoryStore(): CatalogStore {
             site,
             entries.map((entry) => entry.product),
             dryRun,
+            replace,
           );
           if (result.applied) return result;
           const positionOf = new Map(entries.map((entry) => [entry.product.id, entry.position]));
@@ -208,7 +239,24 @@ export function createMemoryStore(): CatalogStore {
       if (products === undefined || entry === undefined) return undefined;
       products.byId.delete(entry.id);
       products.idBySku.delete(entry.sku);
+      products.sorted = undefined;
       return toProduct(entry);
+    },
+
+    async list(site, after, limit) {
+      const products = siteOf(site, false);
+      if (products === undefined) return [];
+      products.sorted ??= [...products.byId.keys()].sort(compareIds);
+      const ids = products.sorted;
+      // The first id after `after`, by binary search.
+      let low = 0;
+      let high = after === undefined ? 0 : ids.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (compareIds(ids[middle] as string, after as string) <= 0) low = middle + 1;
+        else high = middle;
+      }
+      return ids.slice(low, low + limit).map((id) => toProduct(products.byId.get(id) as Product));
     },
 
     async ping() {},

@@ -1,12 +1,13 @@
 // createCatalog: the catalog's rules (sites, validation, limits, id-or-sku lookup) over a
 // CatalogStore.
 import { decodeCsv } from "./csv.ts";
-import { CatalogError, siteNotFound } from "./errors.ts";
+import { CSV_HEADER, csvRecord } from "./csv-write.ts";
+import { CatalogError, emptyReplace, invalidOption, siteNotFound } from "./errors.ts";
 import { type ByteSource, importStream, type StreamFormat } from "./import-stream.ts";
 import { type Batch, type Locator, Problems, toBatch, toPointer, validateProducts } from "./parse.ts";
-import type { Product } from "./product.ts";
+import { encodeProduct, type Product } from "./product.ts";
 import { type Site, siteKey } from "./site.ts";
-import type { CatalogStore, KeyField, UpsertCounts } from "./store.ts";
+import type { CatalogStore, KeyField, UpsertCounts, WriteOptions } from "./store.ts";
 
 /** Limits the catalog enforces on every import. */
 export interface CatalogLimits {
@@ -29,10 +30,39 @@ export interface ImportOptions {
   readonly dryRun?: boolean;
 }
 
+/** Options of the bulk imports (a list, CSV, a stream). */
+export interface BulkImportOptions extends ImportOptions {
+  /**
+   * `"upsert"` (the default) creates and replaces the products given; `"replace"` makes them the
+   * site's whole catalog: the site's other products are deleted in the same atomic step, their
+   * skus freed, and the summary counts them in `deleted`.
+   */
+  readonly mode?: ImportMode;
+  /** A replace with no products would empty the site: it is refused unless this is true. */
+  readonly allowEmpty?: boolean;
+}
+
+/** How a bulk import treats the products of the site it does not name. */
+export type ImportMode = "upsert" | "replace";
+
 /** Options of a streamed import. */
-export interface StreamImportOptions extends ImportOptions {
+export interface StreamImportOptions extends BulkImportOptions {
   /** `"csv"`: a CSV document as `importCsv` takes it; `"ndjson"`: one Product Object a line. */
   readonly format: StreamFormat;
+}
+
+/** Options of `listProducts`. */
+export interface ListOptions {
+  /** Products per page, 1 to 1,000; default 100. */
+  readonly limit?: number;
+  /** The `nextCursor` of the page before; absent for the first page. */
+  readonly cursor?: string;
+}
+
+/** A page of products in id order, and the cursor of the next page (`undefined` after the last). */
+export interface ProductPage {
+  readonly products: Product[];
+  readonly nextCursor: string | undefined;
 }
 
 /** Options of lookup and delete. */
@@ -56,11 +86,11 @@ export interface Catalog {
   /** Whether a site exists. */
   hasSite(site: Site): boolean;
   /** Imports or replaces a list of products; problems point into `{ products: [...] }`. */
-  importProducts(site: Site, products: unknown, options?: ImportOptions): Promise<ImportSummary>;
+  importProducts(site: Site, products: unknown, options?: BulkImportOptions): Promise<ImportSummary>;
   /** Imports or replaces one product; problems point into `{ product: {...} }`. */
   importProduct(site: Site, product: unknown, options?: ImportOptions): Promise<ImportSummary>;
   /** Imports or replaces the products of a CSV document; problems carry row and column. */
-  importCsv(site: Site, csvContent: unknown, options?: ImportOptions): Promise<ImportSummary>;
+  importCsv(site: Site, csvContent: unknown, options?: BulkImportOptions): Promise<ImportSummary>;
   /**
    * Imports or replaces the products of a streamed body (a Node stream, a web ReadableStream, any
    * async iterable of bytes or text), decoded and staged in chunks as it arrives, in memory that
@@ -68,6 +98,17 @@ export interface Catalog {
    * line and pointer.
    */
   importStream(site: Site, body: ByteSource, options: StreamImportOptions): Promise<ImportSummary>;
+  /**
+   * A page of the site's products in id order. Walking the cursors returns every product that
+   * exists for the whole walk exactly once, whatever is written meanwhile. A bad `limit` or
+   * `cursor` is `VALIDATION_FAILED` naming the option as `parameter`.
+   */
+  listProducts(site: Site, options?: ListOptions): Promise<ProductPage>;
+  /**
+   * Every product of the site as an import file, CSV (header first) or NDJSON, in pieces of
+   * text read from the store a page at a time: memory stays bounded whatever the site's size.
+   */
+  exportProducts(site: Site, format: StreamFormat): AsyncGenerator<string>;
   /** The product with id `key`, else sku `key`; `PRODUCT_NOT_FOUND` when there is none. */
   getProduct(site: Site, key: string, options?: LookupOptions): Promise<Product>;
   /** Deletes the product `getProduct` would return, freeing its sku, and returns it. */
@@ -80,6 +121,22 @@ export interface Catalog {
 
 /** Default of `CatalogLimits.maxProductsPerRequest`. */
 export const DEFAULT_MAX_PRODUCTS = 100_000;
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1_000;
+// Products an export reads at once: large enough to amortize a round trip, a megabyte or so.
+const EXPORT_PAGE = 1_000;
+
+// A cursor names the last id of its page; base64url keeps it opaque and safe in a query string.
+function encodeCursor(id: string): string {
+  return Buffer.from(id, "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, "base64url").toString("utf8");
+  if (cursor === "" || encodeCursor(id) !== cursor) throw invalidOption("cursor", "Must be a nextCursor this API gave");
+  return id;
+}
+
 /** Default of `CatalogLimits.maxProductsPerStream`. */
 export const DEFAULT_MAX_STREAM_PRODUCTS = 10_000_000;
 
@@ -105,9 +162,9 @@ export function createCatalog(options: CatalogOptions): Catalog {
     }
   }
 
-  async function apply(site: Site, records: readonly unknown[], locate: Locator, dryRun: boolean) {
+  async function apply(site: Site, records: readonly unknown[], locate: Locator, options: WriteOptions) {
     const batch: Batch = toBatch(validateProducts(records, locate), locate);
-    const result = await store.upsert(site, batch.products, { dryRun });
+    const result = await store.upsert(site, batch.products, options);
     if (!result.applied) {
       const indexOf = new Map(batch.products.map((product, n) => [product.id, batch.indexes[n] as number]));
       const problems = new Problems();
@@ -121,7 +178,17 @@ export function createCatalog(options: CatalogOptions): Catalog {
       }
       throw problems.toError("SKU_CONFLICT", "Conflicting skus");
     }
-    return { total: batch.products.length, ...result.counts, dryRun };
+    return { total: batch.products.length, ...result.counts, dryRun: options.dryRun };
+  }
+
+  // The store's options of a bulk import.
+  function writeOptions({ dryRun = false, mode = "upsert" }: BulkImportOptions): WriteOptions {
+    if (mode !== "upsert" && mode !== "replace") throw invalidOption("mode", 'Must be "upsert" or "replace"');
+    return mode === "replace" ? { dryRun, replace: true } : { dryRun };
+  }
+
+  function refuseEmptyReplace({ mode, allowEmpty }: BulkImportOptions, count: number): void {
+    if (mode === "replace" && count === 0 && !allowEmpty) throw emptyReplace();
   }
 
   async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {
@@ -139,24 +206,27 @@ export function createCatalog(options: CatalogOptions): Catalog {
     addSite: (site) => void sites.add(siteKey(site)),
     hasSite: (site) => sites.has(siteKey(site)),
 
-    async importProducts(site, products, { dryRun = false } = {}) {
+    async importProducts(site, products, options = {}) {
       requireSite(site);
+      const write = writeOptions(options);
       if (!Array.isArray(products)) {
         throw new CatalogError("VALIDATION_FAILED", "products must be an array", {
           problems: [{ pointer: "/products", message: "Must be an array of products" }],
         });
       }
       checkCount(products.length);
-      return apply(site, products, (i, path) => ({ pointer: toPointer(["products", i, ...path]) }), dryRun);
+      refuseEmptyReplace(options, products.length);
+      return apply(site, products, (i, path) => ({ pointer: toPointer(["products", i, ...path]) }), write);
     },
 
     async importProduct(site, product, { dryRun = false } = {}) {
       requireSite(site);
-      return apply(site, [product], (_, path) => ({ pointer: toPointer(["product", ...path]) }), dryRun);
+      return apply(site, [product], (_, path) => ({ pointer: toPointer(["product", ...path]) }), { dryRun });
     },
 
-    async importCsv(site, csvContent, { dryRun = false } = {}) {
+    async importCsv(site, csvContent, options = {}) {
       requireSite(site);
+      const write = writeOptions(options);
       if (typeof csvContent !== "string") {
         throw new CatalogError("VALIDATION_FAILED", "csvContent must be a string", {
           problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
@@ -164,12 +234,38 @@ export function createCatalog(options: CatalogOptions): Catalog {
       }
       const { records, total, locate } = decodeCsv(csvContent, maxProducts);
       checkCount(total);
-      return apply(site, records, locate, dryRun);
+      refuseEmptyReplace(options, total);
+      return apply(site, records, locate, write);
     },
 
-    async importStream(site, body, { format, dryRun = false }) {
+    async importStream(site, body, options) {
       requireSite(site);
-      return importStream(store, site, body, format, maxStreamProducts, dryRun);
+      const refuseEmpty = options.mode === "replace" && !options.allowEmpty;
+      return importStream(store, site, body, options.format, maxStreamProducts, writeOptions(options), refuseEmpty);
+    },
+
+    async listProducts(site, { limit = DEFAULT_PAGE, cursor } = {}) {
+      requireSite(site);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+        throw invalidOption("limit", `Must be an integer from 1 to ${MAX_PAGE}`);
+      }
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const products = await store.list(site, after, limit);
+      const last = products.length === limit ? products[limit - 1] : undefined;
+      return { products, nextCursor: last && encodeCursor(last.id) };
+    },
+
+    async *exportProducts(site, format) {
+      requireSite(site);
+      if (format === "csv") yield `${CSV_HEADER}\n`;
+      for (let after: string | undefined, more = true; more; ) {
+        const page = await store.list(site, after, EXPORT_PAGE);
+        let text = "";
+        for (const product of page) text += `${format === "csv" ? csvRecord(product) : encodeProduct(product)}\n`;
+        if (text !== "") yield text;
+        after = page[page.length - 1]?.id;
+        more = page.length === EXPORT_PAGE;
+      }
     },
 
     getProduct: (site, key, { by } = {}) => lookup(site, key, by, false),

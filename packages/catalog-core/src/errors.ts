@@ -23,6 +23,8 @@ export interface Problem {
   readonly row?: number;
   readonly column?: string;
   readonly line?: number;
+  /** An option of the call, such as a query parameter (`limit`, `cursor`). */
+  readonly parameter?: string;
   /** For `SKU_CONFLICT`: the contested sku and the id that holds (or also claims) it. */
   readonly sku?: string;
   readonly heldBy?: string;
@@ -69,4 +71,19 @@ export function isCatalogError(error: unknown, code?: ErrorCode): error is Catal
 /** The `SITE_NOT_FOUND` error of a site; the HTTP layer gives it for a site the token does not cover too. */
 export function siteNotFound(site: Site): CatalogError {
   return new CatalogError("SITE_NOT_FOUND", `Site ${site.siteType}/${site.siteId} does not exist`);
+}
+
+/** The `VALIDATION_FAILED` error of an option of a call (a query parameter over HTTP). */
+export function invalidOption(parameter: string, message: string): CatalogError {
+  return new CatalogError("VALIDATION_FAILED", `Invalid ${parameter}: ${message}`, {
+    problems: [{ parameter, message }],
+  });
+}
+
+/** The error of a replace with no products, which would empty the site by mistake. */
+export function emptyReplace(): CatalogError {
+  return invalidOption(
+    "allowEmpty",
+    "A replace with no products would delete every product of the site; set allowEmpty to mean it",
+  );
 }

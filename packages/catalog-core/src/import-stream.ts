@@ -1,12 +1,12 @@
 // Streamed imports: the body decoded, validated and staged in chunks while it arrives, then
 // committed all-or-nothing, in memory that does not grow with the body.
 import { decodeCsvStream } from "./csv-stream.ts";
-import { CatalogError } from "./errors.ts";
+import { CatalogError, emptyReplace } from "./errors.ts";
 import { decodeNdjson } from "./ndjson.ts";
 import { checkProducts, type Place, Problems, toPointer } from "./parse.ts";
 import type { Product } from "./product.ts";
 import type { Site } from "./site.ts";
-import type { CatalogStore, SkuConflict, UpsertCounts } from "./store.ts";
+import type { CatalogStore, SkuConflict, UpsertCounts, WriteOptions } from "./store.ts";
 
 /** The formats of a streamed import: CSV as `importCsv` reads it, or NDJSON (one Product Object a line). */
 export type StreamFormat = "csv" | "ndjson";
@@ -77,14 +77,15 @@ export async function importStream(
   source: ByteSource,
   format: StreamFormat,
   maxProducts: number,
-  dryRun: boolean,
+  options: WriteOptions,
+  refuseEmpty: boolean,
 ): Promise<UpsertCounts & { total: number; dryRun: boolean }> {
   const structure = new Problems();
   const invalid = new Problems();
   const bytes = toBuffers(source);
   const parts = format === "csv" ? decodeCsvStream(bytes, structure) : decodeNdjson(bytes, structure);
   const locate = LOCATE[format];
-  const staged = await store.beginImport(site, { dryRun });
+  const staged = await store.beginImport(site, options);
   let pending: Promise<void> | undefined;
   let dropped = false;
   let products: Product[] = [];
@@ -145,13 +146,14 @@ export async function importStream(
       const code = structure.count === 0 ? "VALIDATION_FAILED" : format === "csv" ? "INVALID_CSV" : "INVALID_JSON";
       throw all.toError(code, code === "VALIDATION_FAILED" ? "Invalid products" : `Malformed ${format.toUpperCase()}`);
     }
+    if (count === 0 && refuseEmpty) throw emptyReplace();
     if (products.length > 0) await flush();
     await settle();
     const result = await staged.commit();
     dropped = true;
     if (!result.applied) throw conflictError(result.conflicts, format);
     const { created, updated, unchanged } = result.counts;
-    return { total: created + updated + unchanged, created, updated, unchanged, dryRun };
+    return { total: created + updated + unchanged, ...result.counts, dryRun: options.dryRun };
   } catch (error) {
     await drop();
     throw error;

@@ -1,14 +1,18 @@
 // The public surface of @catalog-kit/catalog-core.
 export {
+  type BulkImportOptions,
   type Catalog,
   type CatalogLimits,
   type CatalogOptions,
   createCatalog,
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
+  type ImportMode,
   type ImportOptions,
   type ImportSummary,
+  type ListOptions,
   type LookupOptions,
+  type ProductPage,
   type StreamImportOptions,
 } from "./catalog.ts";
 export { type CsvRecords, decodeCsv } from "./csv.ts";
@@ -25,6 +29,7 @@ export type { ByteSource, StreamFormat } from "./import-stream.ts";
 export { productJsonSchemas } from "./json-schema.ts";
 export { toPointer } from "./parse.ts";
 export {
+  compareIds,
   decodeProduct,
   encodeProduct,
   PRODUCT_FIELDS,

@@ -211,6 +211,24 @@ export function toProductView(product: Product): ProductView {
 }
 
 /**
+ * Orders ids by code point, which is the order of their UTF-8 bytes (and of Redis's ZRANGEBYLEX):
+ * UTF-16 order, with surrogates (U+D800 to U+DFFF, the halves of code points past U+FFFF) moved
+ * above U+E000 to U+FFFF. Negative when `a` comes first.
+ */
+export function compareIds(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800) x += x <= 0xdfff ? 0x2000 : -0x800;
+    if (y >= 0xd800) y += y <= 0xdfff ? 0x2000 : -0x800;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/**
  * The canonical JSON of a validated product: fields in schema order, absent optionals omitted.
  * Two products are equal exactly when their encodings are, which is how stores decide "unchanged".
  */

@@ -7,6 +7,8 @@ export interface UpsertCounts {
   readonly created: number;
   readonly updated: number;
   readonly unchanged: number;
+  /** With `replace`: the products of the site the batch did not name, deleted (or, in a dry run, to delete). */
+  readonly deleted?: number;
 }
 
 /** A sku that the batch gives to `id` while another product of the site, `heldBy`, keeps it. */
@@ -23,9 +25,16 @@ export type UpsertResult =
   | { readonly applied: true; readonly counts: UpsertCounts }
   | { readonly applied: false; readonly conflicts: readonly SkuConflict[] };
 
-/** Whether an import writes, or only checks and counts. */
+/** Whether an import writes, or only checks and counts; and whether it is the site's whole catalog. */
 export interface WriteOptions {
   readonly dryRun: boolean;
+  /**
+   * The batch is the site's whole catalog: in the same atomic step, every product of the site
+   * whose id the batch does not name is deleted and its sku freed (so a product of the batch
+   * may take it, and no sku of the site is then a conflict), and the counts say how many in
+   * `deleted`. Without it, `deleted` is absent.
+   */
+  readonly replace?: boolean;
 }
 
 /**
@@ -50,7 +59,8 @@ export interface StagedImport {
    * nothing, the same counts, the same conflicts with the site, each with the `position` of its
    * id. When staged ids claim one sku among themselves, only those conflicts are answered: every
    * claimer but the one first staged (smallest first position), `heldBy` that first claimer.
-   * With `dryRun`, the same answer and nothing written. The staging is released either way.
+   * With `dryRun`, the same answer and nothing written. With `replace`, the site's other
+   * products go in the same step (see `WriteOptions.replace`). The staging is released either way.
    */
   commit(): Promise<UpsertResult>;
 
@@ -112,6 +122,17 @@ export interface CatalogStore {
    * returns the removed product, or `undefined` when nothing matched.
    */
   remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined>;
+
+  /**
+   * A page of the site's products in id order (by code point, as `compareIds` orders them, which
+   * is the order of their UTF-8 bytes): the first `limit` whose id comes after `after`, or from
+   * the first when `after` is undefined. A walk from page to page, each starting after the last
+   * id of the one before, returns every product that exists for the whole walk exactly once,
+   * whatever is written meanwhile; a product written during the walk may or may not appear. The
+   * products are the caller's to keep, as with `find`. A page costs the store about `limit`
+   * products' work, not the site's size.
+   */
+  list(site: Site, after: string | undefined, limit: number): Promise<Product[]>;
 
   /** Resolves when the backing storage answers; rejects with `STORAGE_UNAVAILABLE` otherwise. */
   ping(): Promise<void>;

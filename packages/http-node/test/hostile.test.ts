@@ -668,6 +668,7 @@ describe("tokens", () => {
         return inner.upsert(site, products, options);
       },
       beginImport: (site, options) => inner.beginImport(site, options),
+      list: (site, after, limit) => inner.list(site, after, limit),
       async find(site, key, by) {
         fail(key);
         return inner.find(site, key, by);

@@ -18,6 +18,8 @@ function failingStore(failure: () => unknown): CatalogStore & { failing: boolean
       store.failing ? Promise.reject(failure()) : inner.upsert(...args),
     beginImport: (...args: Parameters<CatalogStore["beginImport"]>) =>
       store.failing ? Promise.reject(failure()) : inner.beginImport(...args),
+    list: (...args: Parameters<CatalogStore["list"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.list(...args),
     find: (...args: Parameters<CatalogStore["find"]>) =>
       store.failing ? Promise.reject(failure()) : inner.find(...args),
     remove: (...args: Parameters<CatalogStore["remove"]>) =>

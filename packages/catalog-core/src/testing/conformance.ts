@@ -9,7 +9,9 @@ import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { testList } from "./list.ts";
 import { CatalogModel, commandArbs } from "./model.ts";
+import { testReplace } from "./replace.ts";
 import { testStagedImport } from "./staged.ts";
 
 /** Options of `testCatalogStore`. */
@@ -262,6 +264,8 @@ export function testCatalogStore(
     }, 120_000);
 
     testStagedImport(() => store, largeBatch);
+    testList(() => store);
+    testReplace(() => store, largeBatch);
 
     test("model: random imports, deletes and lookups in two sites agree with the reference model", async () => {
       await fc.assert(

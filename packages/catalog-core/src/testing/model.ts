@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import type { Catalog } from "../catalog.ts";
 import { isCatalogError } from "../errors.ts";
-import { encodeProduct, type Product } from "../product.ts";
+import { compareIds, encodeProduct, type Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore, KeyField, UpsertResult } from "../store.ts";
 import { fullProduct, sampleProduct } from "./arbitraries.ts";
@@ -33,7 +33,16 @@ export class CatalogModel {
     return undefined;
   }
 
-  import(site: number, list: readonly Product[], dryRun: boolean): Outcome {
+  /** The page `CatalogStore.list` gives: ids after `after` in `compareIds` order, at most `limit`. */
+  list(site: number, after: string | undefined, limit: number): Product[] {
+    const products = [...(this.sites[site] as Map<string, Product>).values()];
+    return products
+      .filter((p) => after === undefined || compareIds(p.id, after) > 0)
+      .sort((a, b) => compareIds(a.id, b.id))
+      .slice(0, limit);
+  }
+
+  import(site: number, list: readonly Product[], dryRun: boolean, replace = false): Outcome {
     const products = this.sites[site] as Map<string, Product>;
     const byId = new Map<string, Product>();
     for (const product of list) byId.set(product.id, product);
@@ -49,7 +58,7 @@ export class CatalogModel {
     if (inBatch.length > 0) return { ok: false, code: "SKU_CONFLICT", conflicts: inBatch.sort() };
 
     const stored: string[] = [];
-    for (const product of batch) {
+    for (const product of replace ? [] : batch) {
       const holder = this.find(site, product.sku, "sku");
       if (holder && holder.id !== product.id && !byId.has(holder.id)) stored.push(`${product.sku}<-${holder.id}`);
     }
@@ -62,9 +71,12 @@ export class CatalogModel {
       if (old === undefined) created++;
       else if (encodeProduct(old) === encodeProduct(product)) unchanged++;
     }
-    if (!dryRun) for (const product of batch) products.set(product.id, product);
     const total = batch.length;
-    return { ok: true, value: { total, created, updated: total - created - unchanged, unchanged, dryRun } };
+    const deleted = products.size - (total - created);
+    if (!dryRun && replace) products.clear();
+    if (!dryRun) for (const product of batch) products.set(product.id, product);
+    const counts = { total, created, updated: total - created - unchanged, unchanged };
+    return { ok: true, value: { ...counts, ...(replace ? { deleted } : {}), dryRun } };
   }
 
   remove(site: number, key: string, by: KeyField | undefined): Product | undefined {
@@ -110,8 +122,12 @@ function stagedOutcome(result: UpsertResult, dryRun: boolean): Outcome {
   if (!result.applied) {
     return { ok: false, code: "SKU_CONFLICT", conflicts: result.conflicts.map((c) => `${c.sku}<-${c.heldBy}`).sort() };
   }
-  const { created, updated, unchanged } = result.counts;
-  return { ok: true, value: { total: created + updated + unchanged, created, updated, unchanged, dryRun } };
+  const { created, updated, unchanged, deleted } = result.counts;
+  const total = created + updated + unchanged;
+  return {
+    ok: true,
+    value: { total, created, updated, unchanged, ...(deleted === undefined ? {} : { deleted }), dryRun },
+  };
 }
 
 // `list` in chunks cut at `cuts`, each product with its position in the list, from 1.
@@ -170,16 +186,43 @@ export function commandArbs(): fc.Arbitrary<Command>[] {
         ),
       ),
     fc
-      .tuple(siteIndex, fc.array(smallProduct, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 4 }), fc.boolean())
-      .map(([site, list, cuts, dryRun]) =>
+      .tuple(
+        siteIndex,
+        fc.array(smallProduct, { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+      )
+      .map(([site, list, cuts, dryRun, replace]) =>
         command(
-          `staged(${site}, ${JSON.stringify(chunked(list, cuts).map((c) => c.products.map((p) => [p.id, p.sku])))}, dry=${dryRun})`,
+          `staged(${site}, ${JSON.stringify(chunked(list, cuts).map((c) => c.products.map((p) => [p.id, p.sku])))}, dry=${dryRun}, replace=${replace})`,
           async (model, real) => {
-            const staged = await real.store.beginImport(real.sites[site] as Site, { dryRun });
+            const staged = await real.store.beginImport(real.sites[site] as Site, { dryRun, replace });
             for (const chunk of chunked(list, cuts)) await staged.add(chunk.products, chunk.positions);
-            return [model.import(site, list, dryRun), stagedOutcome(await staged.commit(), dryRun)];
+            return [model.import(site, list, dryRun, replace), stagedOutcome(await staged.commit(), dryRun)];
           },
         ),
+      ),
+    fc
+      .tuple(siteIndex, fc.array(smallProduct, { minLength: 1, maxLength: 5 }), fc.boolean())
+      .map(([site, list, dryRun]) =>
+        command(
+          `replace(${site}, ${JSON.stringify(list.map((p) => [p.id, p.sku]))}, dry=${dryRun})`,
+          async (model, real) => [
+            model.import(site, list, dryRun, true),
+            await outcome(() =>
+              real.catalog.importProducts(real.sites[site] as Site, list, { dryRun, mode: "replace" }),
+            ),
+          ],
+        ),
+      ),
+    fc
+      .tuple(siteIndex, fc.option(smallKey, { nil: undefined }), fc.integer({ min: 1, max: 3 }))
+      .map(([site, after, limit]) =>
+        command(`list(${site}, after=${after}, limit=${limit})`, async (model, real) => [
+          { ok: true, value: model.list(site, after, limit) },
+          { ok: true, value: await real.store.list(real.sites[site] as Site, after, limit) },
+        ]),
       ),
     fc
       .tuple(siteIndex, smallProduct)
