@@ -3,9 +3,10 @@
 // past the usual length: every route shares the handler's limits, admission and log.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  type BulkImportOptions,
   type Catalog,
   CatalogError,
-  type ImportOptions,
+  type ImportMode,
   isCatalogError,
   type LookupOptions,
   type Site,
@@ -29,12 +30,13 @@ import {
   requireJson,
 } from "./body.ts";
 import { DEFAULT_MAX_STREAM_BYTES, streamBody } from "./body-stream.ts";
+import { listFormat, parseLimit, sendExport, sendPage } from "./browse.ts";
 import { readEnvelope } from "./envelope.ts";
 import { createLimiter } from "./limiter.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
 import { acceptRequestId, createRequestIds } from "./request-id.ts";
-import { ALLOW, actionOf, decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "./routes.ts";
+import { ALLOW, actionOf, decodeProductId, matchRoute, parseFlag, parseQuery, pathOf } from "./routes.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 /** One line of the access log: never the token, never the query string. */
@@ -96,8 +98,11 @@ const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
 const CLOSE: Readonly<Record<string, string>> = { connection: "close" };
 const HEALTHY = JSON.stringify({ status: "ok" });
 const PRODUCT_QUERY = ["siteId", "siteType", "by"] as const;
-const IMPORT_QUERY = ["dryRun"] as const;
-const STREAM_QUERY = ["siteId", "siteType", "dryRun"] as const;
+const SINGLE_QUERY = ["dryRun"] as const;
+const BULK_QUERY = ["dryRun", "mode", "allowEmpty"] as const;
+const STREAM_QUERY = ["siteId", "siteType", ...BULK_QUERY] as const;
+const LIST_QUERY = ["siteId", "siteType", "limit", "cursor"] as const;
+const EXPORT_QUERY = ["siteId", "siteType"] as const;
 // What a streamed body holds in memory at most (a chunk of products being staged, and the bytes
 // decoded ahead), counted against the body budget in place of its size, which it never holds.
 const STREAM_RESERVATION = 16 * 1024 * 1024;
@@ -115,8 +120,21 @@ const FIELD: Readonly<Record<ImportKind, string>> = { single: "product", bulk: "
 const ANY_FIELD: LookupOptions = {};
 const BY_ID: LookupOptions = { by: "id" };
 const BY_SKU: LookupOptions = { by: "sku" };
-const WRITE: ImportOptions = { dryRun: false };
-const DRY_RUN: ImportOptions = { dryRun: true };
+
+// The options of an import from its query; the catalog checks `mode` and names it when it is bad.
+function importOptions(query: Readonly<Record<string, string>>): BulkImportOptions {
+  const dryRun = parseFlag("dryRun", query.dryRun);
+  const allowEmpty = parseFlag("allowEmpty", query.allowEmpty);
+  return query.mode === undefined ? { dryRun, allowEmpty } : { dryRun, allowEmpty, mode: query.mode as ImportMode };
+}
+
+// The site a lookup or a list names in its query: both parameters are required there.
+function querySite(siteId: string | undefined, siteType: string | undefined, problems: ProblemEntry[] = []): Site {
+  if (!siteId) problems.push({ parameter: "siteId", message: "Query parameter siteId is required" });
+  if (!siteType) problems.push({ parameter: "siteType", message: "Query parameter siteType is required" });
+  if (problems.length > 0) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
+  return { siteId: siteId as string, siteType: siteType as string };
+}
 
 // A body the handler did not read would otherwise be drained after the answer: close instead.
 function bodyPending(req: IncomingMessage): boolean {
@@ -189,15 +207,12 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     requestId: string,
   ): Promise<void> {
     const { siteId, siteType, by } = parseQuery(query, PRODUCT_QUERY);
-    let problems: ProblemEntry[] | undefined;
-    if (!siteId) (problems ??= []).push({ parameter: "siteId", message: "Query parameter siteId is required" });
-    if (!siteType) (problems ??= []).push({ parameter: "siteType", message: "Query parameter siteType is required" });
+    const problems: ProblemEntry[] = [];
     if (by !== undefined && by !== "id" && by !== "sku") {
-      (problems ??= []).push({ parameter: "by", message: "Query parameter by must be id or sku" });
+      problems.push({ parameter: "by", message: "Query parameter by must be id or sku" });
     }
-    if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
+    const site = querySite(siteId, siteType, problems);
     const key = decodeProductId(rawId);
-    const site: Site = { siteId: siteId as string, siteType: siteType as string };
     if (!grant.covers(site)) throw siteNotFound(site);
     const lookupOptions = by === undefined ? ANY_FIELD : by === "id" ? BY_ID : BY_SKU;
     if (remove) {
@@ -206,6 +221,21 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     } else {
       sendJson(res, JSON.stringify(toProductView(await catalog.getProduct(site, key, lookupOptions))), requestId);
     }
+  }
+
+  // A page of the site's products, or (by Accept) the whole site as a CSV or NDJSON file.
+  async function list(req: IncomingMessage, res: ServerResponse, grant: Grant, query: string, requestId: string) {
+    const format = listFormat(req.headers.accept);
+    const params = parseQuery(query, format === "json" ? LIST_QUERY : EXPORT_QUERY);
+    const site = querySite(params.siteId, params.siteType);
+    if (!grant.covers(site)) throw siteNotFound(site);
+    if (format !== "json") return sendExport(catalog, res, site, format, requestId);
+    const limit = parseLimit(params.limit);
+    const options = {
+      ...(limit === undefined ? {} : { limit }),
+      ...(params.cursor === undefined ? {} : { cursor: params.cursor }),
+    };
+    return sendPage(catalog, res, site, options, requestId);
   }
 
   async function runImport(
@@ -220,7 +250,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const format = type === undefined ? undefined : RAW_TYPES[kind][type];
     if (format !== undefined) return runStream(req, res, grant, format, query, requestId);
     requireJson(req.headers["content-type"], OR_RAW[kind]);
-    const dryRun = parseDryRun(parseQuery(query, IMPORT_QUERY).dryRun);
+    const options =
+      kind === "single" ? importOptions(parseQuery(query, SINGLE_QUERY)) : importOptions(parseQuery(query, BULK_QUERY));
     const gzip = isGzip(req);
     const declared = checkDeclaredSize(req, maxBodyBytes);
     // The body is read outside the import limiter: a slow client holds a place of its own token
@@ -229,7 +260,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     try {
       const raw = await readBody(req, res, maxBodyBytes, idleMs);
       const body = gzip ? await gunzipBody(raw, maxBodyBytes) : raw;
-      await imports.run(() => applyImport(req, res, grant, kind, dryRun, body, requestId));
+      await imports.run(() => applyImport(req, res, grant, kind, options, body, requestId));
     } finally {
       release();
     }
@@ -245,7 +276,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     query: string,
     requestId: string,
   ) {
-    const { siteId, siteType, dryRun } = parseQuery(query, STREAM_QUERY);
+    const params = parseQuery(query, STREAM_QUERY);
+    const { siteId, siteType } = params;
     let problems: ProblemEntry[] | undefined;
     for (const [parameter, value] of [
       ["siteId", siteId],
@@ -255,7 +287,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         (problems ??= []).push({ parameter, message: `Query parameter ${parameter} must not be empty` });
     }
     if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
-    const options = { format, dryRun: parseDryRun(dryRun) };
+    const options = { ...importOptions(params), format };
     const site = resolveSite(grant, siteId, siteType);
     if (!catalog.hasSite(site)) throw siteNotFound(site);
     const gzip = isGzip(req);
@@ -274,7 +306,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     res: ServerResponse,
     grant: Grant,
     kind: ImportKind,
-    dryRun: boolean,
+    options: BulkImportOptions,
     body: Buffer,
     requestId: string,
   ) {
@@ -285,13 +317,12 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
       }
       const site = resolveSite(grant, envelope.siteId, envelope.siteType);
-      const importOptions = dryRun ? DRY_RUN : WRITE;
       const summary =
         kind === "bulk"
-          ? await catalog.importProducts(site, envelope.payload, importOptions)
+          ? await catalog.importProducts(site, envelope.payload, options)
           : kind === "csv"
-            ? await catalog.importCsv(site, envelope.payload, importOptions)
-            : await catalog.importProduct(site, envelope.payload, importOptions);
+            ? await catalog.importCsv(site, envelope.payload, options)
+            : await catalog.importProduct(site, envelope.payload, options);
       sendJson(res, summaryText(summary), requestId, extra);
     } catch (error) {
       fail(req, res, error, requestId, extra);
@@ -327,6 +358,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
           }),
         );
         return sendJson(res, openapi, requestId);
+      case "list":
+        return list(req, res, authenticate(req.headers[TOKEN_HEADER]), query, requestId);
       case "get":
       case "delete": {
         const grant = authenticate(req.headers[TOKEN_HEADER]);

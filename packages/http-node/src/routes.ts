@@ -12,14 +12,14 @@ export type Resource =
   | { readonly kind: "product"; readonly rawId: string };
 
 /** What the handler does for a request: look a product up, delete it, import, or answer a fixed resource. */
-export type Action = "get" | "delete" | "single" | "bulk" | "csv" | "health" | "openapi";
+export type Action = "get" | "delete" | "list" | "single" | "bulk" | "csv" | "health" | "openapi";
 
 type Method = "GET" | "DELETE" | "POST";
 
 // The one table of methods: it decides the action and, read again, the `Allow` header of a 405.
 // GET and DELETE on `bulk` are the lookup of the product whose id is "bulk". HEAD is GET.
 const ROUTES: Readonly<Record<Resource["kind"], Readonly<Partial<Record<Method, Action>>>>> = {
-  single: { POST: "single" },
+  single: { GET: "list", POST: "single" },
   bulk: { GET: "get", DELETE: "delete", POST: "bulk" },
   csv: { POST: "csv" },
   product: { GET: "get", DELETE: "delete" },
@@ -141,10 +141,14 @@ export function parseQuery(query: string, allowed: readonly string[]): Record<st
   return values;
 }
 
-/** Reads a `true`/`false` query flag. */
-export function parseDryRun(value: string | undefined): boolean {
+/** The `VALIDATION_FAILED` error of one query parameter. */
+export function invalidQuery(parameter: string, message: string): CatalogError {
+  return invalid([{ parameter, message }], message);
+}
+
+/** Reads a `true`/`false` query flag (absent is false). */
+export function parseFlag(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "false") return false;
   if (value === "true") return true;
-  const message = "Query parameter dryRun must be true or false";
-  throw invalid([{ parameter: "dryRun", message }], message);
+  throw invalidQuery(name, `Query parameter ${name} must be true or false`);
 }

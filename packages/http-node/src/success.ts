@@ -30,11 +30,15 @@ function plural(count: number): string {
   return count === 1 ? "product" : "products";
 }
 
-/** The body of a successful import: `{ message, total, created, updated, unchanged }`, plus `dryRun: true` for a dry run. */
-export function summaryText({ total, created, updated, unchanged, dryRun }: ImportSummary): string {
+/**
+ * The body of a successful import: `{ message, total, created, updated, unchanged }`, plus
+ * `deleted` for a replace and `dryRun: true` for a dry run.
+ */
+export function summaryText({ total, created, updated, unchanged, deleted, dryRun }: ImportSummary): string {
+  const gone = deleted === undefined ? "" : `, ${deleted} deleted`;
   const message = dryRun
-    ? `Dry run: ${total} ${plural(total)} checked (${created} would be created, ${updated} updated, ${unchanged} unchanged); nothing was written`
-    : `Imported ${total} ${plural(total)}: ${created} created, ${updated} updated, ${unchanged} unchanged`;
-  const body = { message, total, created, updated, unchanged };
+    ? `Dry run: ${total} ${plural(total)} checked (${created} would be created, ${updated} updated, ${unchanged} unchanged${deleted === undefined ? "" : `, ${deleted} deleted`}); nothing was written`
+    : `Imported ${total} ${plural(total)}: ${created} created, ${updated} updated, ${unchanged} unchanged${gone}`;
+  const body = { message, total, created, updated, unchanged, ...(deleted === undefined ? {} : { deleted }) };
   return JSON.stringify(dryRun ? { ...body, dryRun: true } : body);
 }

@@ -553,7 +553,7 @@ describe("routing", () => {
 
   it("answers 405 METHOD_NOT_ALLOWED with Allow", async () => {
     const cases: [string, string, string][] = [
-      ["GET", BASE, "POST"],
+      ["DELETE", BASE, "GET, HEAD, POST"],
       ["PUT", `${BASE}/bulk`, "GET, HEAD, DELETE, POST"],
       ["GET", `${BASE}/bulk/csv`, "POST"],
       ["POST", `${BASE}/some-id`, "GET, HEAD, DELETE"],

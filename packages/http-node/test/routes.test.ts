@@ -1,7 +1,7 @@
 import { CatalogError } from "@catalog-kit/catalog-core";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { decodeProductId, matchRoute, parseDryRun, parseQuery, pathOf } from "../src/routes.ts";
+import { decodeProductId, matchRoute, parseFlag, parseQuery, pathOf } from "../src/routes.ts";
 
 describe("matchRoute", () => {
   it("maps the fixed paths and product ids", () => {
@@ -96,9 +96,9 @@ describe("parseQuery", () => {
   });
 
   it("reads dryRun as true or false only", () => {
-    expect(parseDryRun(undefined)).toBe(false);
-    expect(parseDryRun("false")).toBe(false);
-    expect(parseDryRun("true")).toBe(true);
-    for (const value of ["", "1", "TRUE", "yes"]) expect(() => parseDryRun(value)).toThrow(CatalogError);
+    expect(parseFlag("dryRun", undefined)).toBe(false);
+    expect(parseFlag("dryRun", "false")).toBe(false);
+    expect(parseFlag("dryRun", "true")).toBe(true);
+    for (const value of ["", "1", "TRUE", "yes"]) expect(() => parseFlag("dryRun", value)).toThrow(CatalogError);
   });
 });
