@@ -142,6 +142,10 @@ export function openApiComponents(maxProductsPerRequest: number): object {
                 pointer: { type: "string", description: "JSON Pointer into the request body" },
                 row: { type: "integer", description: "CSV line on which the record starts (header = 1)" },
                 column: { type: "string", description: "CSV column (field name)" },
+                line: {
+                  type: "integer",
+                  description: "NDJSON line (1-based) of a raw body; `pointer` then points into that line's product",
+                },
                 parameter: { type: "string", description: "Query or path parameter" },
                 message: { type: "string" },
                 sku: { type: "string" },
