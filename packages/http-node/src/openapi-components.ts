@@ -66,6 +66,21 @@ const parameters = {
     schema: { type: "string", pattern: "^[A-Za-z0-9_.~:-]{1,128}$" },
     description: "Your id for the request, echoed back and logged; anything else is replaced by a generated id",
   },
+  mode: {
+    name: "mode",
+    in: "query",
+    required: false,
+    schema: { type: "string", enum: ["upsert", "replace"], default: "upsert" },
+    description:
+      "`replace`: the request is the site's whole catalog; the site's other products are deleted in the same all-or-nothing step, their skus freed, and counted in `deleted`",
+  },
+  allowEmpty: {
+    name: "allowEmpty",
+    in: "query",
+    required: false,
+    schema: { type: "string", enum: ["true", "false"], default: "false" },
+    description: "A replace with no products would empty the site: it is refused unless this is true",
+  },
   dryRun: {
     name: "dryRun",
     in: "query",
@@ -119,9 +134,21 @@ export function openApiComponents(maxProductsPerRequest: number): object {
           created: { type: "integer" },
           updated: { type: "integer" },
           unchanged: { type: "integer" },
+          deleted: { type: "integer", description: "With mode=replace: the site's products the request did not name" },
           dryRun: { const: true, description: "Present when nothing was written" },
         },
         required: ["message", "total", "created", "updated", "unchanged"],
+      },
+      ProductPage: {
+        type: "object",
+        properties: {
+          products: { type: "array", items: ref("ProductView"), description: "In id order (by code point)" },
+          nextCursor: {
+            type: ["string", "null"],
+            description: "The `cursor` of the next page; null after the last",
+          },
+        },
+        required: ["products", "nextCursor"],
       },
       DeleteResult: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
       Problem: {

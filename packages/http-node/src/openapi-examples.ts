@@ -33,6 +33,18 @@ export const EXAMPLES = {
     featured_image: product.featured_image,
     url: product.url,
   },
+  productPage: {
+    products: [
+      {
+        id: product.id,
+        sku: product.sku,
+        title: product.title,
+        featured_image: product.featured_image,
+        url: product.url,
+      },
+    ],
+    nextCursor: "dHNoaXJ0LTAwMQ",
+  },
   deleteResult: { message: 'Product "tshirt-001" (sku "TS-001-BLK-M") deleted' },
   health: { status: "ok" },
   openapi: { openapi: "3.1.0", info: { title: "catalog-kit product catalog", version: "1.0.0" }, paths: {} },

@@ -134,6 +134,9 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     tags: ["Import"],
     parameters: [
       { $ref: "#/components/parameters/dryRun" },
+      ...(raw === undefined
+        ? []
+        : [{ $ref: "#/components/parameters/mode" }, { $ref: "#/components/parameters/allowEmpty" }]),
       { $ref: "#/components/parameters/requestId" },
       contentEncoding,
       ...(raw === undefined ? [] : rawSiteQuery),
@@ -201,6 +204,41 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     ],
     paths: {
       [API_PREFIX]: {
+        get: {
+          operationId: "listProducts",
+          summary: "List a site's products, or export them all",
+          description:
+            "A page of the site's products in id order (by code point), in the retrieval shape. Walking the cursors returns every product that exists for the whole walk exactly once, whatever is written meanwhile; products written during the walk may or may not appear. With `Accept: text/csv` or `Accept: application/x-ndjson`, the answer is instead every product of the site as full Product Objects in the import formats (CSV with the spec's header, or one product a line), streamed: importing it back gives the same products (an empty description excepted in CSV, which cannot tell it from none). `limit` and `cursor` are for pages only.",
+          tags: ["Products"],
+          parameters: [
+            ...siteQuery,
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+              description: "Products per page",
+            },
+            {
+              name: "cursor",
+              in: "query",
+              required: false,
+              schema: { type: "string", minLength: 1 },
+              description: "The `nextCursor` of the page before",
+            },
+            { $ref: "#/components/parameters/requestId" },
+          ],
+          responses: {
+            ...lookupResponses({
+              description: "A page, or the whole site as a CSV or NDJSON file",
+              content: {
+                ...json(ref("ProductPage"), EXAMPLES.productPage),
+                "text/csv": { schema: { type: "string" }, example: CSV_EXAMPLE },
+                "application/x-ndjson": { schema: { type: "string" }, example: NDJSON_EXAMPLE },
+              },
+            }),
+          },
+        },
         post: importOperation("importProduct", "Import or modify one product", "SingleImportRequest", "one product"),
       },
       [`${API_PREFIX}/bulk`]: {

@@ -88,6 +88,25 @@ describe("the OpenAPI document", () => {
       );
     }
     expect(doc["x-limits"]).toMatchObject({ maxStreamBytes: 1_073_741_824, maxProductsPerStream: 10_000_000 });
+    for (const op of [bulk, csv]) expect(JSON.stringify(op.parameters)).toContain("#/components/parameters/mode");
+  });
+
+  it("documents the list, its export formats and the page schema", () => {
+    const list = doc.paths["/external/product/v1"]?.get as unknown as {
+      operationId: string;
+      parameters: { name?: string }[];
+      responses: { "200": { content: Record<string, unknown> } };
+    };
+    expect(list.operationId).toBe("listProducts");
+    expect(list.parameters.map((p) => p.name)).toEqual(
+      expect.arrayContaining(["siteId", "siteType", "limit", "cursor"]),
+    );
+    expect(Object.keys(list.responses["200"].content)).toEqual([
+      "application/json",
+      "text/csv",
+      "application/x-ndjson",
+    ]);
+    expect(doc.components.schemas.ProductPage).toMatchObject({ required: ["products", "nextCursor"] });
   });
 
   it("lists not-found answers under the configured status", () => {
