@@ -10,8 +10,13 @@ export interface StoreContext {
     keys: Pick<ScriptKeys, Name>,
     args: readonly (string | Buffer | number)[],
   ): Promise<unknown>;
-  /** One HSCAN step: the next cursor and the fields it found. */
-  scanFields(key: string, cursor: string, count: number): Promise<[cursor: string, fields: string[]]>;
+  /** One HSCAN step (ZSCAN for a sorted set): the next cursor and the fields (members) it found. */
+  scanFields(
+    key: string,
+    cursor: string,
+    count: number,
+    kind?: "hash" | "zset",
+  ): Promise<[cursor: string, fields: string[]]>;
   /** Deletes keys, one command each (so a migrating slot never refuses them as a group). */
   drop(keys: readonly string[]): Promise<void>;
   /** Most products per script call. */

@@ -11,8 +11,9 @@ import type { Site } from "@catalog-kit/catalog-core";
  * | `<prefix>:{<type>:<id>}:products`         | hash   | product id → canonical JSON (`encodeProduct`), and the site's state fields below |
  * | `<prefix>:{<type>:<id>}:skus`             | hash   | sku → product id                                       |
  * | `<prefix>:{<type>:<id>}:sku-of`           | hash   | product id → sku (frees an old sku without parsing JSON in Lua) |
- * | `<prefix>:{<type>:<id>}:merging:*`        | hashes | a committed import, still being folded into the three above |
- * | `<prefix>:{<type>:<id>}:stage:<token>:*`  | hashes | an import not yet committed (expire)                   |
+ * | `<prefix>:{<type>:<id>}:ids`              | zset   | every product id, all scored 0: the id order of `list` (ZRANGEBYLEX) |
+ * | `<prefix>:{<type>:<id>}:merging:*`        | hashes, zset | a committed import, still being folded into the four above |
+ * | `<prefix>:{<type>:<id>}:stage:<token>:*`  | hashes, zset | an import not yet committed (expire)             |
  * | `<prefix>:{<type>:<id>}:in:<token>:*`     | hashes | a `beginImport` import's chunks so far (expire; see `IncomingKeys`) |
  *
  * `%`, `{`, `}` and `:` in `siteType` and `siteId` are percent-encoded (`%25`, `%7B`, `%7D`,
@@ -23,9 +24,19 @@ export interface SiteKeys {
   readonly products: string;
   readonly skus: string;
   readonly skuOf: string;
+  /**
+   * The id index: a sorted set of every id of `products`, all scored 0, so that ZRANGEBYLEX
+   * walks them in the order of their bytes. Every script that writes a products hash keeps its
+   * index beside it (the staging's and the merging's included), so that a RENAME of one moves
+   * the other, and the index of a site holds exactly its product ids (see `list.ts`). Like
+   * the hashes, it exists whenever the site holds products, so the one-call scripts may declare
+   * it while the site's slot migrates (see `LOCK_FIELD`).
+   */
+  readonly ids: string;
   readonly mergingProducts: string;
   readonly mergingSkus: string;
   readonly mergingSkuOf: string;
+  readonly mergingIds: string;
 }
 
 /** A site's keys with those of one import's staging, named by the import's token. */
@@ -33,6 +44,7 @@ export interface ImportKeys extends SiteKeys {
   readonly stageProducts: string;
   readonly stageSkus: string;
   readonly stageSkuOf: string;
+  readonly stageIds: string;
 }
 
 /**
@@ -104,9 +116,11 @@ export function siteKeys(prefix: string, site: Site): SiteKeys {
     products: `${base}products`,
     skus: `${base}skus`,
     skuOf: `${base}sku-of`,
+    ids: `${base}ids`,
     mergingProducts: `${base}merging:products`,
     mergingSkus: `${base}merging:skus`,
     mergingSkuOf: `${base}merging:sku-of`,
+    mergingIds: `${base}merging:ids`,
   };
 }
 
@@ -118,6 +132,7 @@ export function importKeys(keys: SiteKeys, token: string): ImportKeys {
     stageProducts: `${stage}products`,
     stageSkus: `${stage}skus`,
     stageSkuOf: `${stage}sku-of`,
+    stageIds: `${stage}ids`,
   };
 }
 

@@ -107,14 +107,15 @@ local function compare(productsKey, ids, jsons, n)
   return created, unchanged, changed
 end
 
--- Writes products into three hashes (products, skus, sku-of). Old skus are freed before new
--- ones are set, and only when they still point at their product, so skus swapped inside a
--- batch, or taken over by a product written earlier, land on their new holders.
+-- Writes products into three hashes (products, skus, sku-of) and the id index beside them. Old
+-- skus are freed before new ones are set, and only when they still point at their product, so
+-- skus swapped inside a batch, or taken over by a product written earlier, land on their new
+-- holders.
 -- The first write is an HSET, a command Redis refuses when it is out of memory: a script's
 -- first write is where Redis may stop it, so an out-of-memory script stops having written
 -- nothing rather than running on past maxmemory.
 -- With fresh set, the hashes are known to hold none of the ids (staging), and nothing is freed.
-local function write(productsKey, skusKey, skuOfKey, ids, skus, jsons, pick, fresh)
+local function write(productsKey, skusKey, skuOfKey, idsKey, ids, skus, jsons, pick, fresh)
   local oldSkus = fresh and {} or hmget(skuOfKey, ids)
   local freeSkus, freeIds = {}, {}
   for _, i in ipairs(pick) do
@@ -131,7 +132,7 @@ local function write(productsKey, skusKey, skuOfKey, ids, skus, jsons, pick, fre
       if holders[i] == freeIds[i] then gone[#gone + 1] = freeSkus[i] end
     end
   end
-  local byId, bySku, skuOf = {}, {}, {}
+  local byId, bySku, skuOf, index = {}, {}, {}, {}
   for _, i in ipairs(pick) do
     local id, sku = ids[i], skus[i]
     byId[#byId + 1] = id
@@ -140,8 +141,11 @@ local function write(productsKey, skusKey, skuOfKey, ids, skus, jsons, pick, fre
     bySku[#bySku + 1] = id
     skuOf[#skuOf + 1] = id
     skuOf[#skuOf + 1] = sku
+    index[#index + 1] = 0
+    index[#index + 1] = id
   end
   bulk('HSET', productsKey, byId)
+  bulk('ZADD', idsKey, index)
   bulk('HSET', skuOfKey, skuOf)
   if #gone > 0 then bulk('HDEL', skusKey, gone) end
   bulk('HSET', skusKey, bySku)
@@ -180,6 +184,25 @@ local function size(productsKey)
   if state[1] then n = n - 1 end
   if state[2] then n = n - 1 end
   return n
+end
+
+-- Whether an id index holds as many ids as its products hash holds products. Every write of a
+-- products hash adds the ids it writes and every delete removes them, so the index never holds
+-- an id the hash does not: equal sizes mean equal sets. Only a site written before the index
+-- existed (or by an older version of the store) differs, and list then rebuilds its index.
+local function indexed(productsKey, idsKey)
+  return redis.call('ZCARD', idsKey) == size(productsKey)
+end
+
+-- Whether id a comes before id b in the order of their bytes, ZRANGEBYLEX's order. Lua's own
+-- string comparison follows the server's locale (Redis sets LC_COLLATE), so it is not used.
+local function before(a, b)
+  local byte = string.byte
+  for k = 1, math.min(#a, #b) do
+    local x, y = byte(a, k), byte(b, k)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
 end
 
 -- State fields are never product ids (ids hold no control characters): a key that starts like

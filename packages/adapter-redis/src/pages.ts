@@ -1,4 +1,5 @@
-// Walking a hash of any size a page at a time, with a few pages' script calls in flight.
+// Walking a hash (or a sorted set) of any size a page at a time, with a few pages' script calls in
+// flight.
 import type { StoreContext } from "./context.ts";
 
 /**
@@ -6,19 +7,21 @@ import type { StoreContext } from "./context.ts";
  * time, with up to `ctx.window` tasks in flight while the next pages are read. HSCAN returns
  * every field present throughout the walk, but may return one twice (the hash may be resized
  * between pages), so `task` must be idempotent. After the first failure no task starts; the
- * first error is thrown once the running ones settle.
+ * first error is thrown once the running ones settle. With `kind` "zset", the members of a
+ * sorted set, by ZSCAN, which promises the same.
  */
 export async function eachPage(
   ctx: StoreContext,
   key: string,
   task: (fields: string[]) => Promise<void>,
+  kind: "hash" | "zset" = "hash",
 ): Promise<void> {
   const running = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
   let cursor = "0";
   try {
     do {
-      const [next, fields] = await ctx.scanFields(key, cursor, ctx.chunkSize);
+      const [next, fields] = await ctx.scanFields(key, cursor, ctx.chunkSize, kind);
       cursor = next;
       while (running.size >= ctx.window) await Promise.race(running);
       if (failure !== undefined) break;

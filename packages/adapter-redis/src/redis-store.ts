@@ -13,6 +13,7 @@ import type { StoreContext } from "./context.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { checkEviction, probe } from "./health.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
+import { listPage } from "./list.ts";
 import { whenFree } from "./lock.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
@@ -59,9 +60,10 @@ const isBusy = (reply: Reply) => reply[0] === "busy";
 /**
  * A `CatalogStore` in Redis or Redis Cluster. Each site's keys share one hash tag (`keys.ts`),
  * every step the contract calls atomic is one Lua script (`scripts.ts`), and imports larger
- * than one chunk are staged, then published in one O(1) step (`staged-import.ts`); imports
- * begun with `beginImport` wait in Redis, never in this process, until their commit
- * (`staged-stream.ts`). No command is ever sent twice (`connection.ts`); failures reject with
+ * than one chunk, and every replace, are staged, then published in one O(1) step
+ * (`staged-import.ts`); imports begun with `beginImport` wait in Redis, never in this process,
+ * until their commit (`staged-stream.ts`); `list` reads pages from each site's id index
+ * (`list.ts`). No command is ever sent twice (`connection.ts`); failures reject with
  * `STORAGE_UNAVAILABLE`.
  */
 export function createRedisStore(options: RedisStoreOptions): CatalogStore {
@@ -99,8 +101,11 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         }
       }
     },
-    async scanFields(key, cursor, count) {
-      const [next, flat] = await bounded(connection, client.hscan(key, cursor, "COUNT", count));
+    async scanFields(key, cursor, count, kind = "hash") {
+      const scan =
+        kind === "zset" ? client.zscan(key, cursor, "COUNT", count) : client.hscan(key, cursor, "COUNT", count);
+      const [next, flat] = await bounded(connection, scan);
+      // Field, value (member, score), field, value...
       return [next, flat.filter((_, i) => i % 2 === 0)];
     },
     async drop(keys) {
@@ -153,19 +158,23 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   }
 
   return {
-    upsert: (site, products, { dryRun }) =>
+    upsert: (site, products, options) =>
       operation(
         "upsert",
         async () => {
+          const { dryRun, replace = false } = options;
           const keys = siteKeys(prefix, site);
-          if (products.length === 0) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
+          if (products.length === 0 && !replace)
+            return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
           const chunks = chunksOf(products, chunkSize);
           const first = chunks.next();
           const second = first.done ? first : chunks.next();
+          // A replace deletes every product the batch does not name, however many: it goes
+          // through the staged import, whose commit swaps the site's keys in O(1).
           const result =
-            !first.done && second.done
+            !first.done && second.done && !replace
               ? await upsertOnce(keys, first.value, dryRun)
-              : await stagedImport(ctx, keys, resume(first, second, chunks), products, dryRun);
+              : await stagedImport(ctx, keys, resume(first, second, chunks), products, { dryRun, replace });
           // Even a write that changed nothing waits: it may be the retry of one whose wait failed.
           if (result.applied && !dryRun) await afterWrite(keys);
           return result;
@@ -173,10 +182,10 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         "unknown",
       ),
 
-    beginImport: (site, { dryRun }) =>
+    beginImport: (site, options) =>
       operation("import", async () => {
         const keys = siteKeys(prefix, site);
-        return beginStream(ctx, keys, dryRun, {
+        return beginStream(ctx, keys, options, {
           operation,
           afterWrite: () => afterWrite(keys),
           isClosed: () => closed,
@@ -190,6 +199,14 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         if (Array.isArray(json)) json = (await ctx.run(FIND_MERGING, keys, [key, by ?? ""])) as string | null;
         return json === null ? undefined : decodeProduct(json);
       }),
+
+    list(site, after, limit) {
+      // A caller's mistake, not Redis's: thrown as it is, never as STORAGE_UNAVAILABLE.
+      if (!Number.isSafeInteger(limit) || limit < 0) {
+        return Promise.reject(new TypeError(`list: limit must be a whole number, got ${limit}`));
+      }
+      return operation("list", () => listPage(ctx, siteKeys(prefix, site), after, limit));
+    },
 
     remove: (site, key, by) =>
       operation(

@@ -6,7 +6,7 @@ import { script } from "./lua.ts";
 /** Applies a batch that fits in one call: checks every sku, then writes, or writes nothing. */
 export const UPSERT = script(
   "upsert",
-  ["products", "skus", "skuOf"],
+  ["products", "skus", "skuOf", "ids"],
   `
 --[[ upsert: a whole batch in one atomic call.
   ARGV[1] "1" for a dry run, else "0"; ARGV[2..] the products (see products())
@@ -20,7 +20,7 @@ if #found > 0 then
   return found
 end
 local created, unchanged, changed = compare(K.products, ids, jsons, n)
-if ARGV[1] ~= '1' and #changed > 0 then write(K.products, K.skus, K.skuOf, ids, skus, jsons, changed) end
+if ARGV[1] ~= '1' and #changed > 0 then write(K.products, K.skus, K.skuOf, K.ids, ids, skus, jsons, changed) end
 return {'ok', created, unchanged}
 `,
 );
@@ -75,10 +75,114 @@ return false
 `,
 );
 
+/** A page of the site's products in id order, unless a committed import is still merging. */
+export const LIST = script(
+  "list",
+  ["products", "ids"],
+  `
+--[[ list: reads only. A page of the site's products in the order of their ids' bytes.
+  ARGV[1] where the page starts, as ZRANGEBYLEX takes it: "-" from the first id, "(<id>" after
+  <id>  ARGV[2] most products
+  Returns the products' JSON in id order; {"merging"} while a committed import is still merging
+  (then list-merging reads through it); {"unindexed"} when the id index does not hold exactly
+  the site's ids (a site written before the index existed: the caller rebuilds it). Declares
+  only keys that exist whenever the site holds products, so that it is served while the site's
+  slot migrates. Costs one ZRANGEBYLEX and one HMGET of ARGV[2] entries, whatever the site's size. ]]
+if redis.call('HEXISTS', K.products, MERGING) == 1 then return {'merging'} end
+if not indexed(K.products, K.ids) then return {'unindexed'} end
+local ids = redis.call('ZRANGEBYLEX', K.ids, ARGV[1], '+', 'LIMIT', 0, tonumber(ARGV[2]))
+if #ids == 0 then return {} end
+local jsons = hmget(K.products, ids)
+for i = 1, #ids do
+  if not jsons[i] then return {'unindexed'} end
+end
+return jsons
+`,
+);
+
+/** LIST through a committed import that is still merging. */
+export const LIST_MERGING = script(
+  "list-merging",
+  ["products", "ids", "mergingProducts", "mergingIds"],
+  `
+--[[ list-merging: as list, for a site with a committed import still merging, which lies on top
+  of the site (its products win; a merge never deletes). The page is the first ARGV[2] ids of
+  the union of both indexes, which lie within the first ARGV[2] of each: two ZRANGEBYLEX, merged.
+  Returns the products' JSON in id order, or {"unindexed"}. ]]
+if not indexed(K.products, K.ids) or redis.call('ZCARD', K.mergingIds) ~= redis.call('HLEN', K.mergingProducts) then
+  return {'unindexed'}
+end
+local limit = tonumber(ARGV[2])
+local site = redis.call('ZRANGEBYLEX', K.ids, ARGV[1], '+', 'LIMIT', 0, limit)
+local top = redis.call('ZRANGEBYLEX', K.mergingIds, ARGV[1], '+', 'LIMIT', 0, limit)
+-- picked[k] is an id; fromTop[k] whether it is read from the merging hash.
+local picked, fromTop, i, j = {}, {}, 1, 1
+while #picked < limit and (site[i] or top[j]) do
+  local a, b = site[i], top[j]
+  local k = #picked + 1
+  if b and (not a or a == b or before(b, a)) then
+    picked[k], fromTop[k] = b, true
+    if a == b then i = i + 1 end
+    j = j + 1
+  else
+    picked[k], fromTop[k] = a, false
+    i = i + 1
+  end
+end
+local ofSite, ofTop = {}, {}
+for k = 1, #picked do
+  if fromTop[k] then ofTop[#ofTop + 1] = picked[k] else ofSite[#ofSite + 1] = picked[k] end
+end
+local siteJsons, topJsons = hmget(K.products, ofSite), hmget(K.mergingProducts, ofTop)
+local out, s, t = {}, 1, 1
+for k = 1, #picked do
+  local json
+  if fromTop[k] then
+    json, t = topJsons[t], t + 1
+  else
+    json, s = siteJsons[s], s + 1
+  end
+  if not json then return {'unindexed'} end
+  out[k] = json
+end
+return out
+`,
+);
+
+/** Makes an id index agree with its products hash for some fields: rebuilds an index page by page. */
+export const INDEX = script(
+  "index",
+  ["products", "ids"],
+  `
+--[[ index: for each field given, adds it to the id index when the products hash holds a
+  product under it, else removes it from the index. Run over every field of the products hash
+  (HSCAN) and every member of the index (ZSCAN), it rebuilds the index of a site written before
+  the index existed, or by an older version of the store, while writers keep it as they always
+  do. Also run on the merging hashes (their keys passed as products and ids).
+  ARGV[1..] fields (a page of a scan). Returns how many fields it looked at. ]]
+local asked = {}
+for i = 1, #ARGV do asked[i] = ARGV[i] end
+if #asked == 0 then return 0 end
+local found, add, gone = hmget(K.products, asked), {}, {}
+for i = 1, #asked do
+  -- State fields are the site's, never products.
+  if found[i] and not reserved(asked[i]) then
+    add[#add + 1] = 0
+    add[#add + 1] = asked[i]
+  else
+    gone[#gone + 1] = asked[i]
+  end
+end
+if #add > 0 then bulk('ZADD', K.ids, add) end
+if #gone > 0 then bulk('ZREM', K.ids, gone) end
+return #asked
+`,
+);
+
 /** Removes what FIND would return and frees its sku, in one atomic call. */
 export const REMOVE = script(
   "remove",
-  ["products", "skus", "skuOf"],
+  ["products", "skus", "skuOf", "ids"],
   `
 --[[ remove: deletes the product whose id, else sku, is ARGV[1], and frees its sku.
   ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)
@@ -99,6 +203,7 @@ if not json then return {'ok'} end
 local sku = redis.call('HGET', K.skuOf, id)
 redis.call('HDEL', K.products, id)
 redis.call('HDEL', K.skuOf, id)
+redis.call('ZREM', K.ids, id)
 if sku and redis.call('HGET', K.skus, sku) == id then redis.call('HDEL', K.skus, sku) end
 return {'ok', json}
 `,
@@ -136,30 +241,47 @@ return 0
 `,
 );
 
+/** How many products the site holds, read under the lock (what a replace deletes is counted from it). */
+export const SITE_SIZE = script(
+  "site-size",
+  ["products"],
+  `
+--[[ site-size: ARGV[1] lock token  ARGV[2] lock ttl (ms)
+  Returns -1 when the lock is not ours; else how many products the site holds (renewing the lock). ]]
+if holder(K.products) ~= ARGV[1] then return -1 end
+hold(K.products, ARGV[1], ARGV[2])
+return size(K.products)
+`,
+);
+
 /** Checks one chunk of an import against the site and stages what it would change. */
 export const STAGE = script(
   "stage",
-  ["products", "skus", "stageProducts", "stageSkus", "stageSkuOf"],
+  ["products", "skus", "stageProducts", "stageSkus", "stageSkuOf", "stageIds"],
   `
 --[[ stage: one chunk of an import, under the site lock.
   ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms)  ARGV[4] "1" to stage,
-  "0" for a dry run; ARGV[5..] the chunk's products (see products())
+  "0" for a dry run  ARGV[5] "1" when the batch replaces the site (every sku of the site that
+  the batch does not take is freed, so none is a conflict), else "0"; ARGV[6..] the chunk's
+  products (see products())
   Returns {"lost"} when the lock is not ours; else {"ok", created, unchanged, site size, sku, id,
   heldBy, ...} where each triple is a sku held outside this chunk (the caller drops holders that
   are in the batch). Stages only the products that would change; the site is never written. ]]
 if holder(K.products) ~= ARGV[1] then return {'lost'} end
 hold(K.products, ARGV[1], ARGV[2])
-local ids, skus, jsons, n = products(5)
-local out = conflicts(K.skus, ids, skus, n)
+local ids, skus, jsons, n = products(6)
+local out = ARGV[5] == '1' and {} or conflicts(K.skus, ids, skus, n)
 local created, unchanged, changed = compare(K.products, ids, jsons, n)
 table.insert(out, 1, size(K.products))
 table.insert(out, 1, unchanged)
 table.insert(out, 1, created)
 table.insert(out, 1, 'ok')
 if ARGV[4] == '1' then
-  if #changed > 0 then write(K.stageProducts, K.stageSkus, K.stageSkuOf, ids, skus, jsons, changed, true) end
+  if #changed > 0 then
+    write(K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds, ids, skus, jsons, changed, true)
+  end
   -- Every chunk renews all staging keys, so they outlive the lock, which every chunk renews too.
-  for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do redis.call('PEXPIRE', k, ARGV[3]) end
+  for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds}) do redis.call('PEXPIRE', k, ARGV[3]) end
 end
 return out
 `,
@@ -168,10 +290,10 @@ return out
 /** Copies into a staging the site's products that a batch replacing the whole site keeps as they are. */
 export const BACKFILL = script(
   "backfill",
-  ["products", "skuOf", "stageProducts", "stageSkus", "stageSkuOf"],
+  ["products", "skuOf", "stageProducts", "stageSkus", "stageSkuOf", "stageIds"],
   `
---[[ backfill: for a batch that names every product of the site, copies the products it leaves
-  unchanged into the staging, which then holds the site's whole next state. Under the site lock.
+--[[ backfill: for a batch that is to replace the site, copies the products it leaves unchanged
+  into the staging, which then holds the site's whole next state. Under the site lock.
   ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms); then ids of the batch
   (those already staged are skipped)
   Returns -1 when the lock is not ours; else how many products it copied. ]]
@@ -190,9 +312,9 @@ if #ids > 0 then
     if jsons[i] and skus[i] then pick[#pick + 1] = i end
   end
   copied = #pick
-  if copied > 0 then write(K.stageProducts, K.stageSkus, K.stageSkuOf, ids, skus, jsons, pick, true) end
+  if copied > 0 then write(K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds, ids, skus, jsons, pick, true) end
 end
-for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do redis.call('PEXPIRE', k, ARGV[3]) end
+for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds}) do redis.call('PEXPIRE', k, ARGV[3]) end
 return copied
 `,
 );
@@ -204,46 +326,53 @@ export const COMMIT = script(
     "products",
     "skus",
     "skuOf",
+    "ids",
     "stageProducts",
     "stageSkus",
     "stageSkuOf",
+    "stageIds",
     "mergingProducts",
     "mergingSkus",
     "mergingSkuOf",
+    "mergingIds",
   ],
   `
---[[ commit: publishes a staged import, under the site lock. O(1): three RENAMEs (and UNLINKs,
-  which free replaced hashes off the main thread).
+--[[ commit: publishes a staged import, under the site lock. O(1): four RENAMEs (and UNLINKs,
+  which free replaced keys off the main thread, where RENAME over a key would free it inline).
   ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] how many products were staged
   ARGV[4] "" to add the staging to the site, or the site's size when the staging holds the
-  site's whole next state (it replaces the site)
-  Returns "lost" (the lock is not ours: nothing published), "evicted" (a staging hash lost
-  entries or vanished, as eviction does: nothing published), "done" (published into an empty
-  site, or in place of the site, or nothing to publish), or "merge" (published as the merging
-  hashes; the caller folds them in). ]]
+  site's whole next state (it replaces the site; with nothing staged, the site is emptied)
+  Returns "lost" (the lock is not ours, or the site is not as judged: nothing published),
+  "evicted" (a staging key lost entries or vanished, as eviction does: nothing published),
+  "done" (published into an empty site, or in place of the site, or nothing to publish), or
+  "merge" (published as the merging keys; the caller folds them in). ]]
 if holder(K.products) ~= ARGV[1] then return 'lost' end
 local n = tonumber(ARGV[3])
-if n == 0 then return 'done' end
--- Each staged product has one entry in each staging hash (the skus of a batch are distinct).
+local replace = ARGV[4] ~= ''
+if n == 0 and not replace then return 'done' end
+-- Each staged product has one entry in each staging key (the skus of a batch are distinct).
 for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do
   if redis.call('HLEN', k) ~= n then return 'evicted' end
 end
+if redis.call('ZCARD', K.stageIds) ~= n then return 'evicted' end
 if redis.call('HEXISTS', K.products, MERGING) == 1 then return 'lost' end
 local sites = size(K.products)
-if ARGV[4] ~= '' then
+if replace then
   if sites ~= tonumber(ARGV[4]) then return 'lost' end
   sites = 0
 end
-local into = {K.mergingProducts, K.mergingSkus, K.mergingSkuOf}
+local into = {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds}
 if sites == 0 then
-  -- The site's hashes are replaced whole; the lock is set again on the new products hash.
-  redis.call('UNLINK', K.products, K.skus, K.skuOf)
-  into = {K.products, K.skus, K.skuOf}
+  -- The site's keys are replaced whole; the lock is set again on the new products hash.
+  redis.call('UNLINK', K.products, K.skus, K.skuOf, K.ids)
+  into = {K.products, K.skus, K.skuOf, K.ids}
 end
-local from = {K.stageProducts, K.stageSkus, K.stageSkuOf}
-for i = 1, 3 do
-  redis.call('RENAME', from[i], into[i])
-  redis.call('PERSIST', into[i])
+if n > 0 then
+  local from = {K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds}
+  for i = 1, 4 do
+    redis.call('RENAME', from[i], into[i])
+    redis.call('PERSIST', into[i])
+  end
 end
 hold(K.products, ARGV[1], ARGV[2])
 if sites == 0 then return 'done' end
@@ -255,7 +384,7 @@ return 'merge'
 /** Folds part of a committed import into the site; readers see the same catalog before and after. */
 export const MERGE = script(
   "merge",
-  ["products", "skus", "skuOf", "mergingProducts", "mergingSkus", "mergingSkuOf"],
+  ["products", "skus", "skuOf", "ids", "mergingProducts", "mergingSkus", "mergingSkuOf", "mergingIds"],
   `
 --[[ merge: moves products from the merging hashes into the site, under the site lock.
   ARGV[1] lock token  ARGV[2] lock ttl (ms); then ids (those not merging are skipped)
@@ -276,14 +405,15 @@ if #asked > 0 then
   end
 end
 if #ids > 0 then
-  write(K.products, K.skus, K.skuOf, ids, skus, jsons, pick)
+  write(K.products, K.skus, K.skuOf, K.ids, ids, skus, jsons, pick)
   bulk('HDEL', K.mergingProducts, ids)
   bulk('HDEL', K.mergingSkuOf, ids)
   bulk('HDEL', K.mergingSkus, skus)
+  bulk('ZREM', K.mergingIds, ids)
 end
 local left = redis.call('HLEN', K.mergingProducts)
 if left == 0 then
-  redis.call('UNLINK', K.mergingProducts, K.mergingSkus, K.mergingSkuOf)
+  redis.call('UNLINK', K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds)
   redis.call('HDEL', K.products, MERGING)
 end
 return left
@@ -413,14 +543,27 @@ return out
 /** Judges some ids of a `beginImport` import against the site and stages what would change. */
 export const CHECK = script(
   "import-check",
-  ["products", "skus", "stageProducts", "stageSkus", "stageSkuOf", "inProducts", "inSkuOf", "inPositions", "inClaims"],
+  [
+    "products",
+    "skus",
+    "stageProducts",
+    "stageSkus",
+    "stageSkuOf",
+    "stageIds",
+    "inProducts",
+    "inSkuOf",
+    "inPositions",
+    "inClaims",
+  ],
   `
 --[[ import-check: part of a beginImport import's commit, under the site lock; the import holds
   no sku twice (commit checked its claims first). Each id judged is moved out of in:products, so
   that an id the scan returns twice is judged once.
   ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms)  ARGV[4] ttl of the import's
   keys (ms)  ARGV[5] "1" to stage the products that would change, "0" not to (a dry run, or a
-  conflict was found); ARGV[6..] ids of the import (a page of an HSCAN of in:sku-of)
+  conflict was found)  ARGV[6] "1" when the import replaces the site (no sku of the site is then
+  a conflict: every one the import does not take is freed), else "0"; ARGV[7..] ids of the
+  import (a page of an HSCAN of in:sku-of)
   Returns {"lost"} when the lock is not ours; {"evicted"} when an id has lost its sku; else
   {"ok", judged, created, unchanged, staged, sku, id, heldBy, first position, last position, ...}
   where each quintuple is a conflict: a product of the site that the import does not give a new
@@ -428,7 +571,7 @@ export const CHECK = script(
 if holder(K.products) ~= ARGV[1] then return {'lost'} end
 hold(K.products, ARGV[1], ARGV[2])
 local asked, seen = {}, {}
-for i = 6, #ARGV do
+for i = 7, #ARGV do
   if not seen[ARGV[i]] then
     seen[ARGV[i]] = true
     asked[#asked + 1] = ARGV[i]
@@ -449,7 +592,7 @@ for i = 1, n do
 end
 local out = {'ok', n}
 -- A holder the import stages gets its own new sku (it claims none twice), so only others conflict.
-local holders, others, at = hmget(K.skus, skus), {}, {}
+local holders, others, at = ARGV[6] == '1' and {} or hmget(K.skus, skus), {}, {}
 for i = 1, n do
   local h = holders[i]
   if h and h ~= ids[i] then
@@ -477,9 +620,9 @@ end
 local created, unchanged, changed = compare(K.products, ids, jsons, n)
 local staged = 0
 if ARGV[5] == '1' and #changed > 0 then
-  write(K.stageProducts, K.stageSkus, K.stageSkuOf, ids, skus, jsons, changed, true)
+  write(K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds, ids, skus, jsons, changed, true)
   staged = #changed
-  for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf}) do redis.call('PEXPIRE', k, ARGV[3]) end
+  for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds}) do redis.call('PEXPIRE', k, ARGV[3]) end
 end
 bulk('HDEL', K.inProducts, ids)
 for _, k in ipairs({K.inProducts, K.inSkuOf, K.inPositions, K.inClaims}) do redis.call('PEXPIRE', k, ARGV[4]) end

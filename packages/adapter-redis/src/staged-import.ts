@@ -1,13 +1,13 @@
 // Imports larger than one script call: staged out of sight under the site lock, then published in
 // one O(1) step.
-import type { Product, SkuConflict, UpsertResult } from "@catalog-kit/catalog-core";
+import type { Product, SkuConflict, UpsertCounts, UpsertResult, WriteOptions } from "@catalog-kit/catalog-core";
 import type { Chunk } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";
 import { evictedStaging, lostLock, unavailable } from "./errors.ts";
 import { type ImportKeys, importKeys, type SiteKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
 import { mergeIds, slices } from "./merge.ts";
-import { BACKFILL, COMMIT, STAGE } from "./scripts.ts";
+import { BACKFILL, COMMIT, SITE_SIZE, STAGE } from "./scripts.ts";
 import { windowed } from "./windowed.ts";
 
 /**
@@ -23,7 +23,10 @@ import { windowed } from "./windowed.ts";
  * 4. Commit, in one O(1) call that first checks that every staged product is still there (a
  *    `volatile-*` eviction policy may have deleted a staging hash): RENAME the staging into the
  *    site (when the site is empty, or when the batch replaces it whole) or into the site's
- *    merging hashes, which readers see on top of the site from that call on.
+ *    merging hashes, which readers see on top of the site from that call on. A batch that
+ *    replaces the site (`replace`, or a full sync that changes most products) first has the
+ *    products it leaves unchanged copied into the staging (BACKFILL), which then holds the
+ *    site's whole next state; the products it does not name go with the old keys.
  * 5. Merge, chunk by chunk, the merging hashes into the site. Each call moves some products and
  *    leaves what readers see unchanged.
  *
@@ -39,16 +42,44 @@ export function stagedImport(
   site: SiteKeys,
   chunks: Iterable<Chunk>,
   products: readonly Product[],
-  dryRun: boolean,
+  options: WriteOptions,
 ): Promise<UpsertResult> {
   return withLock(ctx, site, async (token) => {
     const keys = importKeys(site, token);
     try {
-      return await stageAndCommit(ctx, keys, token, chunks, products, dryRun);
+      return await stageAndCommit(ctx, keys, token, chunks, products, options);
     } finally {
-      await ctx.drop([keys.stageProducts, keys.stageSkus, keys.stageSkuOf]).catch(() => {});
+      await ctx.drop(stagingOf(keys)).catch(() => {});
     }
   });
+}
+
+/** The staging keys of an import, which every path drops (they expire anyway). */
+export function stagingOf(keys: ImportKeys): string[] {
+  return [keys.stageProducts, keys.stageSkus, keys.stageSkuOf, keys.stageIds];
+}
+
+/**
+ * The counts of an import judged against a site of `siteSize` products, with `deleted` only
+ * when the batch replaces the site: the site's products it does not name (`total - created`
+ * of them it does name).
+ */
+export function countsOf(
+  total: number,
+  created: number,
+  unchanged: number,
+  replace: boolean,
+  siteSize: number,
+): UpsertCounts {
+  const counts = { created, updated: total - created - unchanged, unchanged };
+  return replace ? { ...counts, deleted: siteSize - (total - created) } : counts;
+}
+
+/** How many products the site holds, read under the lock `token` holds. */
+export async function siteSizeOf(ctx: StoreContext, keys: SiteKeys, token: string): Promise<number> {
+  const size = (await ctx.run(SITE_SIZE, keys, [token, ctx.lockTtlMs])) as number;
+  if (size < 0) throw lostLock();
+  return size;
 }
 
 async function stageAndCommit(
@@ -57,7 +88,7 @@ async function stageAndCommit(
   token: string,
   chunks: Iterable<Chunk>,
   products: readonly Product[],
-  dryRun: boolean,
+  { dryRun, replace = false }: WriteOptions,
 ): Promise<UpsertResult> {
   let total = 0;
   let created = 0;
@@ -72,6 +103,7 @@ async function stageAndCommit(
         ctx.lockTtlMs,
         2 * ctx.lockTtlMs,
         dryRun ? "0" : "1",
+        replace ? "1" : "0",
         ...chunk.args,
       ])) as (string | number)[];
       if (reply[0] !== "ok") throw lostLock();
@@ -86,16 +118,21 @@ async function stageAndCommit(
       }
     });
     if (conflicts.length > 0) return { applied: false, conflicts };
-    const counts = { created, updated: total - created - unchanged, unchanged };
+    // An empty batch staged no chunk, and no chunk told the site's size.
+    if (total === 0 && replace) siteSize = await siteSizeOf(ctx, keys, token);
+    const counts = countsOf(total, created, unchanged, replace, siteSize);
     if (dryRun) return { applied: true, counts };
 
-    // A batch that names every product of the site (a full catalog sync) and changes most of
-    // them is cheaper to complete than to merge: copy the few unchanged products into the
-    // staging, which then replaces the site in one step.
+    // The staging holds the changed products. It becomes the site's whole next state (the
+    // unchanged products copied in, the rest going with the site's old keys) when the batch
+    // replaces a site it does not cover, or when it names every product of the site (a full
+    // catalog sync) and changes most of them, which is cheaper to complete than to merge.
+    // A replace that deletes nothing is an upsert, merged like one.
     const changed = total - unchanged;
-    const replace = changed > 0 && total - created === siteSize && unchanged < changed;
-    if (replace && unchanged > 0) await backfill(ctx, keys, token, idsOf(products));
-    const outcome = await commit(ctx, keys, token, replace ? [total, siteSize] : [changed, ""]);
+    const whole =
+      (replace && counts.deleted !== 0) || (changed > 0 && total - created === siteSize && unchanged < changed);
+    if (whole && unchanged > 0) await backfill(ctx, keys, token, idsOf(products));
+    const outcome = await commit(ctx, keys, token, whole ? [total, siteSize] : [changed, ""]);
     if (outcome === "merge") {
       // Committed: readers see the whole batch already. If folding it in fails, the next
       // writer of the site finishes it, so the import has still succeeded.
@@ -132,9 +169,21 @@ function* idsOf(products: readonly Product[]): Generator<string> {
   for (const product of products) yield product.id;
 }
 
+/**
+ * Copies into the staging the site's products among `ids` that are not staged (those a batch
+ * leaves unchanged), so that it holds the batch's whole next state of the site. Ids already
+ * staged are skipped, so a slice may repeat ids (an HSCAN page may).
+ */
+export async function backfillSlice(
+  ctx: StoreContext,
+  keys: ImportKeys,
+  token: string,
+  ids: readonly string[],
+): Promise<void> {
+  const copied = (await ctx.run(BACKFILL, keys, [token, ctx.lockTtlMs, 2 * ctx.lockTtlMs, ...ids])) as number;
+  if (copied < 0) throw lostLock();
+}
+
 async function backfill(ctx: StoreContext, keys: ImportKeys, token: string, ids: Iterable<string>): Promise<void> {
-  await windowed(slices(ids, ctx.chunkSize), ctx.window, async (slice) => {
-    const copied = (await ctx.run(BACKFILL, keys, [token, ctx.lockTtlMs, 2 * ctx.lockTtlMs, ...slice])) as number;
-    if (copied < 0) throw lostLock();
-  });
+  await windowed(slices(ids, ctx.chunkSize), ctx.window, (slice) => backfillSlice(ctx, keys, token, slice));
 }

@@ -1,7 +1,7 @@
 // beginImport: an import that arrives in chunks and is never held by this process. Each chunk goes
 // to hashes in Redis named by the import's token (keys.ts, IncomingKeys), out of sight and without
 // the site lock; commit judges and publishes them there (stream-commit.ts).
-import type { Product, StagedImport } from "@catalog-kit/catalog-core";
+import type { Product, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
 import { CatalogError } from "@catalog-kit/catalog-core";
 import { type Chunk, chunksOf } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";
@@ -74,7 +74,8 @@ function* withPositions(chunks: Iterable<Chunk>, positions: readonly number[]): 
  * only the sums of their replies; `commit` takes the site lock only once the import has no
  * conflict of its own. Every path ends with the import's keys dropped, and they expire anyway.
  */
-export function beginStream(ctx: StoreContext, site: SiteKeys, dryRun: boolean, host: StreamHost): StagedImport {
+export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOptions, host: StreamHost): StagedImport {
+  const { dryRun } = options;
   const keys = incomingKeys(site, newToken());
   const ttlMs = Math.max(INCOMING_TTL_MS, 2 * ctx.lockTtlMs);
   const tally: Tally = { ids: 0, claimed: 0, contested: 0 };
@@ -120,7 +121,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, dryRun: boolean, 
           "commit of the import",
           async () => {
             if (broken) throw brokenByAdd();
-            const result = await commitIncoming(ctx, site, keys, tally, dryRun, ttlMs);
+            const result = await commitIncoming(ctx, site, keys, tally, options, ttlMs);
             // Even a commit that changed nothing waits: it may be the retry of one whose wait failed.
             if (result.applied && !dryRun) await host.afterWrite();
             return result;

@@ -1,7 +1,8 @@
 // The commit of a `beginImport` import, whose products wait in Redis (keys.ts, IncomingKeys): its
 // own sku claims first, then one pass that judges every product against the site under the lock
-// and stages what would change, then the O(1) COMMIT that upsert's staged imports use.
-import type { SkuConflict, UpsertResult } from "@catalog-kit/catalog-core";
+// and stages what would change (and, for an import that replaces the site, a pass that copies in
+// the products it leaves unchanged), then the O(1) COMMIT that upsert's staged imports use.
+import type { SkuConflict, UpsertResult, WriteOptions } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import { evictedStaging, lostLock, unavailable } from "./errors.ts";
 import { type IncomingKeys, importKeys, type ScriptKeys, type SiteKeys } from "./keys.ts";
@@ -9,7 +10,7 @@ import { withLock } from "./lock.ts";
 import { mergeAll } from "./merge.ts";
 import { eachPage } from "./pages.ts";
 import { CHECK, CLAIMERS, INCOMING_SIZES } from "./scripts.ts";
-import { commit } from "./staged-import.ts";
+import { backfillSlice, commit, countsOf, siteSizeOf, stagingOf } from "./staged-import.ts";
 
 /** What an import's adds counted, summed from their replies: numbers, never the ids. */
 export interface Tally {
@@ -74,15 +75,19 @@ async function claimConflicts(ctx: StoreContext, keys: IncomingKeys): Promise<Sk
  * Under the lock: judges every product of the import against the site, page by page, staging
  * the changed ones (unless dry run, or once a conflict is found), then publishes the staging.
  * Each product is judged once (CHECK moves it out of in:products), so the counts are exact.
+ * An import that replaces the site and deletes some of its products has the products it leaves
+ * unchanged copied into the staging (a second walk of its ids), which then replaces the site.
  */
 async function judgeAndPublish(
   ctx: StoreContext,
   keys: ScriptKeys,
   token: string,
   tally: Tally,
-  dryRun: boolean,
+  { dryRun, replace = false }: WriteOptions,
   ttlMs: number,
 ): Promise<UpsertResult> {
+  // Under the lock the site stays as it is until the commit, so its size is read once.
+  const siteSize = replace ? await siteSizeOf(ctx, keys, token) : 0;
   let judged = 0;
   let created = 0;
   let unchanged = 0;
@@ -90,7 +95,7 @@ async function judgeAndPublish(
   const conflicts: Ranked[] = [];
   await eachPage(ctx, keys.inSkuOf, async (ids) => {
     const stage = dryRun || conflicts.length > 0 ? "0" : "1";
-    const args = [token, ctx.lockTtlMs, 2 * ctx.lockTtlMs, ttlMs, stage, ...ids];
+    const args = [token, ctx.lockTtlMs, 2 * ctx.lockTtlMs, ttlMs, stage, replace ? "1" : "0", ...ids];
     const reply = (await ctx.run(CHECK, keys, args)) as (string | number)[];
     if (reply[0] === "lost") throw lostLock();
     if (reply[0] === "evicted") throw evictedStaging();
@@ -108,10 +113,13 @@ async function judgeAndPublish(
   if (judged !== tally.ids) throw evictedStaging();
   await checkWhole(ctx, keys, tally, judged);
   if (conflicts.length > 0) return { applied: false, conflicts: ranked(conflicts) };
-  const counts = { created, updated: judged - created - unchanged, unchanged };
+  const counts = countsOf(judged, created, unchanged, replace, siteSize);
   if (dryRun) return { applied: true, counts };
+  // A replace that deletes nothing is an upsert, merged like one.
+  const whole = replace && counts.deleted !== 0;
+  if (whole && unchanged > 0) await eachPage(ctx, keys.inSkuOf, (ids) => backfillSlice(ctx, keys, token, ids));
   // COMMIT checks the staging hashes themselves before it publishes them.
-  const outcome = await commit(ctx, keys, token, [staged, ""]);
+  const outcome = await commit(ctx, keys, token, whole ? [judged, siteSize] : [staged, ""]);
   if (outcome === "merge") {
     // Committed: readers see the whole import already. If folding it in fails, the next writer
     // of the site finishes it, so the import has still succeeded.
@@ -131,10 +139,11 @@ export async function commitIncoming(
   site: SiteKeys,
   incoming: SiteKeys & IncomingKeys,
   tally: Tally,
-  dryRun: boolean,
+  options: WriteOptions,
   ttlMs: number,
 ): Promise<UpsertResult> {
-  if (tally.ids === 0) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
+  // An empty replace still empties the site, under the lock like any other.
+  if (tally.ids === 0 && !options.replace) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
   try {
     await checkWhole(ctx, incoming, tally, 0);
     if (tally.contested > 0) {
@@ -147,9 +156,9 @@ export async function commitIncoming(
     return await withLock(ctx, site, async (token) => {
       const keys: ScriptKeys = { ...importKeys(site, token), ...incoming };
       try {
-        return await judgeAndPublish(ctx, keys, token, tally, dryRun, ttlMs);
+        return await judgeAndPublish(ctx, keys, token, tally, options, ttlMs);
       } finally {
-        await ctx.drop([keys.stageProducts, keys.stageSkus, keys.stageSkuOf]).catch(() => {});
+        await ctx.drop(stagingOf(keys)).catch(() => {});
       }
     });
   } catch (error) {

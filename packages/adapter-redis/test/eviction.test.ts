@@ -47,10 +47,12 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
       await proxy?.close();
     });
 
+    // The sku index and the id index (a sorted set, not a hash) of the staging.
     test.each([
-      ["into an empty site", false],
-      ["into a site with products", true],
-    ])("%s: rejects STORAGE_UNAVAILABLE and publishes nothing", async (_, seeded) => {
+      ["into an empty site", false, "skus"],
+      ["into a site with products", true, "skus"],
+      ["into a site with products", true, "ids"],
+    ])("%s, its %s evicted: rejects STORAGE_UNAVAILABLE and publishes nothing", async (_, seeded, which) => {
       const site = uniqueSite();
       const seed = product("seed", "seed-sku");
       if (seeded) await direct.upsert(site, [seed], write);
@@ -62,8 +64,8 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
         const staged = await admin.keys(`*${site.siteId}*:stage:*:products`);
         for (const key of staged) {
           if ((await admin.hlen(key)) !== batch.length) continue;
-          const skus = key.replace(/:products$/, ":skus");
-          if ((await admin.del(skus)) === 1) evicted.push(skus);
+          const victim = key.replace(/:products$/, `:${which}`);
+          if ((await admin.del(victim)) === 1) evicted.push(victim);
         }
       });
       try {

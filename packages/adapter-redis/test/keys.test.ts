@@ -32,8 +32,11 @@ describe("key layout", () => {
     expect(keys.products).toBe("catalog:{shopify:shop-1}:products");
     expect(keys.skus).toBe("catalog:{shopify:shop-1}:skus");
     expect(keys.skuOf).toBe("catalog:{shopify:shop-1}:sku-of");
+    expect(keys.ids).toBe("catalog:{shopify:shop-1}:ids");
     expect(keys.mergingProducts).toBe("catalog:{shopify:shop-1}:merging:products");
+    expect(keys.mergingIds).toBe("catalog:{shopify:shop-1}:merging:ids");
     expect(importKeys(keys, "ab12").stageSkus).toBe("catalog:{shopify:shop-1}:stage:ab12:skus");
+    expect(importKeys(keys, "ab12").stageIds).toBe("catalog:{shopify:shop-1}:stage:ab12:ids");
     expect(incomingKeys(keys, "ab12").inPositions).toBe("catalog:{shopify:shop-1}:in:ab12:pos");
     expect(siteKeys(checkKeyPrefix(""), { siteType: "a", siteId: "b" }).products).toBe("{a:b}:products");
   });

@@ -5,7 +5,9 @@ import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
-import { checkIndex } from "../src/testing/index.ts";
+import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
+import { COMMIT } from "../src/scripts.ts";
+import { checkIndex, storedProducts } from "../src/testing/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
 import { settle, until } from "./support/wait.ts";
@@ -173,5 +175,32 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
       expect(next.ms).toBeLessThan(2_000);
       expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
     });
+  });
+
+  test("a replace whose commit reply is lost: unavailable without claiming nothing was written; the site is the batch or as it was", async () => {
+    const store = throughProxy({ chunkSize: 10 });
+    const site = uniqueSite();
+    const keys = siteKeys(checkKeyPrefix(PREFIX), site);
+    await direct.upsert(site, [product("seed", "seed-sku"), ...batchOf(20)], write);
+    const before = await storedProducts(admin, keys);
+    await reconnected(store);
+    // 20 unchanged (copied into the staging), 20 new, and one taking the sku of seed, which goes.
+    const batch = [...batchOf(40), product("taker", "seed-sku")];
+    const dropped = proxy.dropReplyAfter(scriptOf(site), { when: (argv) => argv[1]?.toString() === COMMIT.sha });
+    const outcome = await settle(store.upsert(site, batch, { dryRun: false, replace: true }));
+    await dropped;
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) {
+      expect(isUnavailable(outcome.error)).toBe(true);
+      expect((outcome.error as Error).message).not.toMatch(/nothing (was|has been) written/i);
+    }
+    await reconnected(store);
+    const after = await storedProducts(admin, keys);
+    const replaced = Object.fromEntries(batch.map((p) => [p.id, JSON.stringify(p)]));
+    expect([replaced, before]).toContainEqual(after);
+    const next = await settle(impatient.upsert(site, [product("after", "after-sku")], write));
+    expect(next.ok ? next.value : next.error).toMatchObject({ applied: true });
+    expect(next.ms).toBeLessThan(2_000);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
   });
 });

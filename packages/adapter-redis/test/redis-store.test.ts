@@ -185,7 +185,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       const token = "abandoned0000000000000000";
       await runScript(admin, ACQUIRE, keys, [token, 300]);
       const batch = [product("new", "s2"), product("old", "s3")];
-      await runScript(admin, STAGE, importKeys(keys, token), [token, 300, 600, "1", ...chunkArgs(batch)]);
+      await runScript(admin, STAGE, importKeys(keys, token), [token, 300, 600, "1", "0", ...chunkArgs(batch)]);
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await store.find(site, "s1", "sku")).toEqual(product("old", "s1"));
       expect(await store.upsert(site, [product("x", "s9")], write)).toMatchObject({ applied: true });
@@ -203,7 +203,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       // a and b swap skus, c takes a new one, d is new: committed, never merged, lock left to expire.
       const batch = [product("a", "s2"), product("b", "s1"), product("c", "s4"), product("d", "s3")];
       await runScript(admin, ACQUIRE, keys, [token, 300]);
-      await runScript(admin, STAGE, staged, [token, 300, 600, "1", ...chunkArgs(batch)]);
+      await runScript(admin, STAGE, staged, [token, 300, 600, "1", "0", ...chunkArgs(batch)]);
       const outcome = await runScript(admin, COMMIT, staged, [token, 300, 4, ""]);
       expect(outcome).toBe("merge");
       const expectAll = async () => {
@@ -285,7 +285,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       expect(await checkIndex(admin, "specific", site)).toEqual([]);
     });
 
-    test("chunked imports agree with the memory store and keep the index consistent", async () => {
+    test("chunked imports, replaces and lists agree with the memory store and keep the indexes consistent", async () => {
       const store = open({ chunkSize: 2 });
       const key = fc.constantFrom("a", "b", "c", "d", "e", "f");
       const batch = fc
@@ -296,7 +296,12 @@ describeWithRedis("Redis store on a standalone server", () => {
         .filter((list) => new Set(list.map((p) => p.sku)).size === list.length)
         .map((list) => list.map((p) => product(p.id, p.sku, { price: p.price })));
       const step = fc.oneof(
-        fc.record({ kind: fc.constant("upsert" as const), batch, dryRun: fc.boolean() }),
+        fc.record({ kind: fc.constant("upsert" as const), batch, dryRun: fc.boolean(), replace: fc.boolean() }),
+        fc.record({
+          kind: fc.constant("list" as const),
+          after: fc.option(key, { nil: undefined }),
+          limit: fc.integer({ min: 1, max: 7 }),
+        }),
         fc.record({
           kind: fc.constant("remove" as const),
           key,
@@ -309,9 +314,10 @@ describeWithRedis("Redis store on a standalone server", () => {
           const model = createMemoryStore();
           for (const s of steps) {
             if (s.kind === "upsert") {
-              expect(await store.upsert(site, s.batch, { dryRun: s.dryRun })).toEqual(
-                await model.upsert(site, s.batch, { dryRun: s.dryRun }),
-              );
+              const options = { dryRun: s.dryRun, replace: s.replace };
+              expect(await store.upsert(site, s.batch, options)).toEqual(await model.upsert(site, s.batch, options));
+            } else if (s.kind === "list") {
+              expect(await store.list(site, s.after, s.limit)).toEqual(await model.list(site, s.after, s.limit));
             } else {
               expect(await store.remove(site, s.key, s.by)).toEqual(await model.remove(site, s.key, s.by));
             }

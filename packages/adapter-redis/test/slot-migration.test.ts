@@ -111,7 +111,22 @@ describeWithRedis("a site's slot migrating to another master under load", () => 
         await timed(`find by ${by}`, () => store.find(site, by === "id" ? `p-${i}` : `sku-${i}`, by));
       }
     };
-    const load = Promise.all([updater(), remover(), reader("id"), reader("sku")]);
+    // Walks of the site, pages of 7: p-0 to p-24 exist throughout, so each walk holds each once.
+    const walks: string[][] = [];
+    const lister = async () => {
+      while (running) {
+        const ids: string[] = [];
+        for (let after: string | undefined, more = true; more && running; ) {
+          let page: Product[] = [];
+          if (!(await timed("list", async () => (page = await store.list(site, after, 7))))) break;
+          ids.push(...page.map((p) => p.id));
+          after = page[page.length - 1]?.id;
+          more = page.length === 7;
+          if (!more) walks.push(ids);
+        }
+      }
+    };
+    const load = Promise.all([updater(), remover(), reader("id"), reader("sku"), lister()]);
     await sleep(200);
     await migrate(site);
     await sleep(500);
@@ -127,6 +142,11 @@ describeWithRedis("a site's slot migrating to another master under load", () => 
     }).toEqual({ failed: 0, examples: [], slow: 0 });
     expect(slowest).toBeLessThan(3_000);
     expect(ops.length).toBeGreaterThan(100);
+    expect(walks.length).toBeGreaterThan(5);
+    for (const ids of walks) {
+      expect(new Set(ids).size).toBe(ids.length);
+      for (let i = 0; i < 25; i++) expect(ids).toContain(`p-${i}`);
+    }
 
     for (const [id, expected] of model) {
       if (uncertain.has(id)) continue;

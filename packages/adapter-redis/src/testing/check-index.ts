@@ -7,19 +7,24 @@ import { checkKeyPrefix, isStateField, MERGING_FIELD, type SiteKeys, siteKeys } 
 /**
  * Walks every product and every index entry of a site and lists what disagrees: each sku entry
  * must point to a product holding that sku, each product's sku entry must point back, the
- * id → sku hash must match, and nothing may be left merging. An empty list means consistent.
+ * id → sku hash must match, the id index must hold exactly the product ids (all scored 0, as
+ * ZRANGEBYLEX needs), and nothing may be left merging. An empty list means consistent.
  * `keyPrefix` is the store's (`"catalog"` unless configured); it reads only, with any client.
+ * A site written before the id index existed lacks it until its first list rebuilds it.
  */
 export async function checkIndex(client: Redis | Cluster, keyPrefix: string, site: Site): Promise<string[]> {
   const keys = siteKeys(checkKeyPrefix(keyPrefix), site);
-  const [stored, skus, skuOf, merging] = await Promise.all([
+  // One command per key: a Cluster refuses multi-key commands while the site's slot migrates.
+  const [stored, skus, skuOf, indexed, scored, ...merging] = await Promise.all([
     client.hgetall(keys.products),
     client.hgetall(keys.skus),
     client.hgetall(keys.skuOf),
-    client.exists(keys.mergingProducts, keys.mergingSkus, keys.mergingSkuOf),
+    client.zrange(keys.ids, 0, -1),
+    client.zcount(keys.ids, "0", "0"),
+    ...[keys.mergingProducts, keys.mergingSkus, keys.mergingSkuOf, keys.mergingIds].map((key) => client.exists(key)),
   ]);
   const problems: string[] = [];
-  if (merging > 0 || stored[MERGING_FIELD] !== undefined) problems.push("a merge is unfinished");
+  if (merging.some((n) => n > 0) || stored[MERGING_FIELD] !== undefined) problems.push("a merge is unfinished");
   // The lock is the site's state, not a product (an expired one may stay until the next import).
   const products = withoutState(stored);
   for (const [id, json] of Object.entries(products)) {
@@ -36,6 +41,10 @@ export async function checkIndex(client: Redis | Cluster, keyPrefix: string, sit
   }
   for (const id of Object.keys(skuOf))
     if (products[id] === undefined) problems.push(`sku-of has missing product ${id}`);
+  const inIndex = new Set(indexed);
+  for (const id of indexed) if (products[id] === undefined) problems.push(`the id index has missing product ${id}`);
+  for (const id of Object.keys(products)) if (!inIndex.has(id)) problems.push(`the id index lacks product ${id}`);
+  if (scored !== indexed.length) problems.push(`${indexed.length - scored} ids of the index are not scored 0`);
   return problems;
 }
 

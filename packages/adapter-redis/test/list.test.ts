@@ -1,0 +1,200 @@
+import { compareIds, type Product, type Site } from "@catalog-kit/catalog-core";
+import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { chunksOf } from "../src/chunk.ts";
+import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
+import { checkKeyPrefix, importKeys, siteKeys } from "../src/keys.ts";
+import { runScript } from "../src/lua.ts";
+import { ACQUIRE, BACKFILL, COMMIT, MERGE, STAGE } from "../src/scripts.ts";
+import { checkIndex } from "../src/testing/index.ts";
+import { product } from "./support/products.ts";
+
+// list and replace on Redis: what the conformance clauses cannot see from outside the store. The
+// id index beside the products hash (kept by every write, rebuilt for a site written without
+// it), list through a committed import still merging, and how long a replace blocks Redis.
+
+const PREFIX = "list";
+const write = { dryRun: false } as const;
+
+describeWithRedis("list and replace on Redis", () => {
+  let server: RedisServer;
+  let admin: Redis;
+  const stores: ReturnType<typeof createRedisStore>[] = [];
+  const open = (options: RedisStoreTuning = {}) => {
+    const store = createRedisStore({ url: server.url, keyPrefix: PREFIX, ...options });
+    stores.push(store);
+    return store;
+  };
+  const keysOf = (site: Site) => siteKeys(checkKeyPrefix(PREFIX), site);
+
+  /** Every product of the site, walked `limit` at a time. */
+  async function walk(store: ReturnType<typeof open>, site: Site, limit: number): Promise<Product[]> {
+    const seen: Product[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await store.list(site, after, limit);
+      seen.push(...page);
+      if (page.length < limit) return seen;
+      after = page[page.length - 1]?.id;
+    }
+  }
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  test("every write keeps the id index: upsert, remove, chunked imports merged or replacing the site", async () => {
+    const store = open({ chunkSize: 3 });
+    const site = uniqueSite();
+    await store.upsert(site, [product("b", "s1"), product("a", "s2")], write);
+    expect(await admin.zrange(keysOf(site).ids, 0, -1)).toEqual(["a", "b"]);
+    await store.upsert(site, [product("c", "s3"), product("d", "s4"), product("a", "s5"), product("e", "s6")], write);
+    await store.remove(site, "s1", "sku");
+    expect(await admin.zrange(keysOf(site).ids, 0, -1)).toEqual(["a", "c", "d", "e"]);
+    await store.upsert(site, [product("a", "s5"), product("x", "s7"), product("y", "s8"), product("z", "s9")], {
+      dryRun: false,
+      replace: true,
+    });
+    expect(await admin.zrange(keysOf(site).ids, 0, -1)).toEqual(["a", "x", "y", "z"]);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+    for (const id of ["a", "x", "y", "z"]) await store.remove(site, id);
+    expect(await admin.exists(keysOf(site).ids, keysOf(site).products)).toBe(0);
+  });
+
+  test("list reads through a committed import still merging; the next writer finishes the merge", async () => {
+    const store = open({ lockTtlMs: 300 });
+    const site = uniqueSite();
+    const keys = keysOf(site);
+    // Ids whose UTF-8 order is not their UTF-16 order, nor any locale's.
+    const before = [product("a", "s1"), product("c", "s2"), product("é", "s3"), product("😀", "s4")];
+    await store.upsert(site, before, write);
+    // A committed import, never merged (its writer stopped), on top of the site: it changes c
+    // and adds B, d and U+FFFF.
+    const token = "committed000000000000000";
+    const staged = importKeys(keys, token);
+    const batch = [product("B", "s5"), product("c", "s6"), product("d", "s7"), product("\uffff", "s8")];
+    await runScript(admin, ACQUIRE, keys, [token, 300]);
+    const [chunk] = chunksOf(batch, batch.length);
+    await runScript(admin, STAGE, staged, [token, 300, 600, "1", "0", ...(chunk?.args ?? [])]);
+    expect(await runScript(admin, COMMIT, staged, [token, 300, 4, ""])).toBe("merge");
+    expect(await admin.exists(keys.mergingIds)).toBe(1);
+
+    const expected = [...before.filter((p) => p.id !== "c"), ...batch].sort((x, y) => compareIds(x.id, y.id));
+    expect(expected.map((p) => p.id)).toEqual(["B", "a", "c", "d", "é", "\uffff", "😀"]);
+    for (const limit of [1, 2, 3, 100]) expect(await walk(store, site, limit)).toEqual(expected);
+    expect(await store.list(site, "c", 2)).toEqual(expected.slice(3, 5));
+
+    // The lock expires; the next writer finishes the merge first.
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    await store.upsert(site, [product("e", "s9")], write);
+    expect(await admin.exists(keys.mergingProducts, keys.mergingIds)).toBe(0);
+    expect(await walk(store, site, 3)).toEqual(
+      [...expected, product("e", "s9")].sort((x, y) => compareIds(x.id, y.id)),
+    );
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+  });
+
+  test("a site written without the index (or by an older store) gets it rebuilt by its first list", async () => {
+    const store = open({ chunkSize: 500 });
+    const site = uniqueSite();
+    const keys = keysOf(site);
+    const products = Array.from({ length: 2_000 }, (_, i) => product(`id-${String(i).padStart(4, "0")}`, `s-${i}`));
+    await store.upsert(site, products, write);
+    // What the store before the index left: no index at all.
+    await admin.del(keys.ids);
+    expect(await store.list(site, undefined, 2)).toEqual(products.slice(0, 2));
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+    // What an older version writing beside this one leaves: a product removed from the hash but
+    // not from the index, one written without its id, and as many of each, so that the counts agree.
+    await admin.hdel(keys.products, "id-0001");
+    await admin.hset(keys.products, "id-9999", JSON.stringify(product("id-9999", "s-9999")));
+    await admin.zadd(keys.ids, 0, "not-a-product");
+    expect((await walk(store, site, 700)).map((p) => p.id)).toEqual([
+      "id-0000",
+      ...products.slice(2).map((p) => p.id),
+      "id-9999",
+    ]);
+    const problems = await checkIndex(admin, PREFIX, site);
+    // The hand-made product has no sku entries: only those problems are left.
+    expect(problems.filter((p) => p.includes("index"))).toEqual([]);
+  });
+
+  test("a replace of 12,000 products with a tenth gone never blocks Redis longer than a chunk", async () => {
+    const store = open({ chunkSize: 500 });
+    const site = uniqueSite();
+    const all = Array.from({ length: 12_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
+    const longestScript = async () => {
+      const entries = (await admin.call("SLOWLOG", "GET", "-1")) as [number, number, number, string[]][];
+      let longest = 0;
+      for (const [, , micros, args] of entries) {
+        if (/^EVAL/i.test(String(args[0])) && micros > longest) longest = micros;
+      }
+      await admin.call("SLOWLOG", "RESET");
+      return longest;
+    };
+    await admin.config("SET", "slowlog-log-slower-than", "0");
+    await admin.config("SET", "slowlog-max-len", "10000");
+    try {
+      await admin.call("SLOWLOG", "RESET");
+      await store.upsert(site, all, write);
+      const filling = await longestScript();
+      const kept = all.filter((_, i) => i % 10 !== 0);
+      expect(await store.upsert(site, kept, { dryRun: false, replace: true })).toEqual({
+        applied: true,
+        counts: { created: 0, updated: 0, unchanged: 10_800, deleted: 1_200 },
+      });
+      const replacing = await longestScript();
+      // Filling stages and merges chunks of 500: a replace does no more in any one call (its
+      // commit swaps the keys, and UNLINK frees the old ones off the main thread). A call that
+      // walked the site would take several times as long.
+      expect(replacing).toBeLessThan(2 * filling + 2_000);
+      const page = await store.list(site, undefined, 1_000);
+      expect(await longestScript()).toBeLessThan(2 * filling + 2_000);
+      expect(page[0]).toEqual(all[1]);
+    } finally {
+      await admin.config("SET", "slowlog-log-slower-than", "10000");
+    }
+    expect(await store.find(site, "sku-10", "sku")).toBeUndefined();
+    expect((await walk(store, site, 1_000)).length).toBe(10_800);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+  });
+
+  test("a replace that deletes nothing is merged like an upsert: only the changed products are written", async () => {
+    const store = open({ chunkSize: 100 });
+    const site = uniqueSite();
+    const all = Array.from({ length: 1_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
+    await store.upsert(site, all, write);
+    const next = all.map((p, i) => (i < 10 ? { ...p, price: 1 } : p));
+    const staged = await store.beginImport(site, { dryRun: false, replace: true });
+    await staged.add(
+      next,
+      next.map((_, i) => i + 1),
+    );
+    await admin.config("SET", "slowlog-log-slower-than", "0");
+    try {
+      await admin.call("SLOWLOG", "RESET");
+      expect(await staged.commit()).toEqual({
+        applied: true,
+        counts: { created: 0, updated: 10, unchanged: 990, deleted: 0 },
+      });
+      const entries = (await admin.call("SLOWLOG", "GET", "-1")) as [number, number, number, string[]][];
+      const called = new Set(entries.map(([, , , args]) => String(args[1])));
+      expect({ backfill: called.has(BACKFILL.sha), merge: called.has(MERGE.sha) }).toEqual({
+        backfill: false,
+        merge: true,
+      });
+    } finally {
+      await admin.config("SET", "slowlog-log-slower-than", "10000");
+    }
+    expect(await store.find(site, "id-3")).toEqual(next[3]);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+  });
+});
