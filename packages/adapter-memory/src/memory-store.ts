@@ -10,12 +10,6 @@ import {
   type UpsertResult,
 } from "@catalog-kit/catalog-core";
 
-// A staged product and the position of its last appearance.
-interface Staged {
-  product: Product;
-  position: number;
-}
-
 interface SiteProducts {
   readonly byId: Map<string, Product>;
   readonly idBySku: Map<string, string>;
@@ -178,52 +172,72 @@ export function createMemoryStore(): CatalogStore {
     },
 
     async beginImport(site, { dryRun, replace = false }) {
-      // The staging is the chunks themselves, keyed by id: a later product replaces an earlier
-      // one in place, so the map's order stays that of first appearance.
-      const staged = new Map<string, Staged>();
+      // The staging has the shape of a site: products by id (a later product replaces an earlier
+      // one in place, so the order stays that of first appearance) and the sku index, so that an
+      // import into an empty site is published by handing its maps over, however large it is.
+      const staged: SiteProducts = { byId: new Map(), idBySku: new Map() };
+      const positions = new Map<string, number>();
+      // Whether two ids claimed one sku at some point: only then are claims worked out at commit.
+      let contested = false;
+      // Once committed, the maps may be the site's own: nothing may clear them then.
+      let settled = false;
       return {
-        async add(products, positions) {
+        async add(products, at) {
           for (let i = 0; i < products.length; i++) {
             const product = products[i] as Product;
-            const position = positions[i] as number;
-            const earlier = staged.get(product.id);
-            if (earlier === undefined) staged.set(product.id, { product, position });
-            else {
-              earlier.product = product;
-              earlier.position = position;
+            const earlier = staged.byId.get(product.id);
+            if (
+              earlier !== undefined &&
+              earlier.sku !== product.sku &&
+              staged.idBySku.get(earlier.sku) === product.id
+            ) {
+              staged.idBySku.delete(earlier.sku);
             }
+            const holder = staged.idBySku.get(product.sku);
+            if (holder !== undefined && holder !== product.id) contested = true;
+            else staged.idBySku.set(product.sku, product.id);
+            staged.byId.set(product.id, product);
+            positions.set(product.id, at[i] as number);
           }
         },
         async commit() {
-          const entries = [...staged.values()];
-          staged.clear();
-          const first = new Map<string, Staged>();
+          settled = true;
           const claims: SkuConflict[] = [];
-          for (const entry of entries) {
-            const { id, sku } = entry.product;
-            const holder = first.get(sku);
-            if (holder === undefined) first.set(sku, entry);
-            else claims.push({ sku, id, heldBy: holder.product.id, position: entry.position });
+          if (contested) {
+            // The index kept the first claimer of each sku; claims that later moved are redone here.
+            staged.idBySku.clear();
+            for (const { id, sku } of staged.byId.values()) {
+              const heldBy = staged.idBySku.get(sku);
+              if (heldBy === undefined) staged.idBySku.set(sku, id);
+              else claims.push({ sku, id, heldBy, position: positions.get(id) as number });
+            }
           }
-          if (claims.length > 0) return { applied: false, conflicts: claims };
-          const result = apply(
-            site,
-            entries.map((entry) => entry.product),
-            dryRun,
-            replace,
-          );
-          if (result.applied) return result;
-          const positionOf = new Map(entries.map((entry) => [entry.product.id, entry.position]));
-          return {
-            applied: false,
-            conflicts: result.conflicts.map((conflict) => ({
-              ...conflict,
-              position: positionOf.get(conflict.id) as number,
-            })),
-          };
+          const target = siteOf(site, false);
+          let result: UpsertResult;
+          if (claims.length > 0) result = { applied: false, conflicts: claims };
+          else if (target === undefined || target.byId.size === 0) {
+            const created = staged.byId.size;
+            result = {
+              applied: true,
+              counts: { created, updated: 0, unchanged: 0, ...(replace ? { deleted: 0 } : {}) },
+            };
+            if (!dryRun && created > 0) sites.set(siteKey(site), staged);
+          } else result = apply(site, [...staged.byId.values()], dryRun, replace);
+          if (!result.applied) {
+            result = {
+              applied: false,
+              conflicts: result.conflicts.map((c) => ({ ...c, position: positions.get(c.id) as number })),
+            };
+          }
+          positions.clear();
+          return result;
         },
         async abort() {
-          staged.clear();
+          if (settled) return;
+          settled = true;
+          staged.byId.clear();
+          staged.idBySku.clear();
+          positions.clear();
         },
       };
     },
