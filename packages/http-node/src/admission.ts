@@ -23,6 +23,10 @@ export interface Admission {
    * when the client leaves while waiting.
    */
   admit(owner: object, bytes: number, req: IncomingMessage): Promise<Release>;
+  /** Bodies admitted and not yet released. */
+  readonly admitted: number;
+  /** Bodies waiting to be admitted. */
+  readonly waiting: number;
 }
 
 interface Waiter {
@@ -41,6 +45,7 @@ export function createAdmission(perToken: number, budget: number): Admission {
   }
   const reading = new Map<object, number>();
   let used = 0;
+  let admitted = 0;
   let waiting: Waiter[] = [];
 
   const fits = (owner: object, bytes: number) => (reading.get(owner) ?? 0) < perToken && used + bytes <= budget;
@@ -48,10 +53,12 @@ export function createAdmission(perToken: number, budget: number): Admission {
   function take(owner: object, bytes: number): Release {
     reading.set(owner, (reading.get(owner) ?? 0) + 1);
     used += bytes;
+    admitted++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      admitted--;
       const left = (reading.get(owner) ?? 1) - 1;
       if (left === 0) reading.delete(owner);
       else reading.set(owner, left);
@@ -70,6 +77,12 @@ export function createAdmission(perToken: number, budget: number): Admission {
   }
 
   return {
+    get admitted() {
+      return admitted;
+    },
+    get waiting() {
+      return waiting.length;
+    },
     admit(owner, bytes, req) {
       // A body larger than the whole budget could never be admitted: it waits for the whole budget.
       const reserved = Math.min(bytes, budget);

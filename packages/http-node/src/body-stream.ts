@@ -18,7 +18,7 @@ const HIGH_WATER = 8;
  * `PAYLOAD_TOO_LARGE` and decoding stops at once (a gzip bomb costs one chunk). A body silent for
  * `idleMs` fails with `REQUEST_TIMEOUT`, a client gone with `ClientGoneError`, corrupt gzip with
  * `INVALID_ENCODING`. Ending the iteration early stops reading, leaving the connection able to
- * carry an answer.
+ * carry an answer. `onReceived` hears the count of bytes received so far, chunk by chunk.
  */
 export function streamBody(
   req: IncomingMessage,
@@ -26,6 +26,7 @@ export function streamBody(
   limit: number,
   idleMs: number,
   gzip: boolean,
+  onReceived?: (bytes: number) => void,
 ): AsyncIterable<Buffer> {
   askedToContinue(req, res);
   const gunzip = gzip ? createGunzip() : undefined;
@@ -65,6 +66,7 @@ export function streamBody(
   function onRaw(chunk: Buffer): void {
     idle.refresh();
     received += chunk.length;
+    onReceived?.(received);
     if (received > limit) fail(tooLarge(limit, received));
   }
   function onData(chunk: Buffer): void {

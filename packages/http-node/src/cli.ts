@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The standalone server (`npm start`): configuration, store, handler, access log, graceful stop.
 import { randomBytes } from "node:crypto";
-import { createCatalog } from "@catalog-kit/catalog-core";
+import { createCatalog, isCatalogError } from "@catalog-kit/catalog-core";
 import { createAccessLog } from "./access-log.ts";
 import { ConfigError, loadConfig, parseConfig, type ServerConfig } from "./config.ts";
-import { createCatalogHandler } from "./handler.ts";
+import { type AccessLogEntry, createCatalogHandler } from "./handler.ts";
+import { createMetrics, metricsListener } from "./metrics.ts";
 import { openStore } from "./open-store.ts";
 import { API_PREFIX } from "./routes.ts";
 import { startServer } from "./server.ts";
@@ -82,6 +83,14 @@ async function main(): Promise<void> {
   // queued is written on the way out, so a clean shutdown loses no line.
   const accessLog = logOn ? createAccessLog((text) => process.stdout.write(text)) : undefined;
   if (accessLog !== undefined) process.on("exit", accessLog.flush);
+  const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats());
+  const observe =
+    metrics === undefined
+      ? accessLog?.log
+      : (entry: AccessLogEntry) => {
+          accessLog?.log(entry);
+          metrics.observe(entry);
+        };
   const handler = createCatalogHandler(catalog, {
     tokens: config.tokens,
     maxBodyBytes: config.limits.maxBodyBytes,
@@ -91,8 +100,12 @@ async function main(): Promise<void> {
     ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),
     ...optional("bodyIdleTimeoutMs", config.limits.bodyIdleTimeoutMs),
     notFoundStatus: config.notFoundStatus,
-    ...(accessLog === undefined ? {} : { accessLog: accessLog.log }),
-    onError: (error) => console.error("Request failed:", error),
+    ...(observe === undefined ? {} : { accessLog: observe }),
+    ...(metrics !== undefined && config.metrics === true ? { metrics: metrics.render } : {}),
+    onError: (error) => {
+      if (isCatalogError(error, "STORAGE_UNAVAILABLE")) metrics?.storageError();
+      console.error("Request failed:", error);
+    },
   });
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
@@ -100,6 +113,10 @@ async function main(): Promise<void> {
       throw error;
     },
   );
+  const metricsServer =
+    metrics !== undefined && typeof config.metrics === "object"
+      ? await startServer({ handler: metricsListener(metrics), port: config.metrics.port, host: config.metrics.host })
+      : undefined;
   // Handlers first: a signal that arrives right after the banner must already stop gracefully.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -109,8 +126,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     process.stdout.write(`${signal}: finishing in-flight requests, then stopping\n`);
-    server
-      .close()
+    Promise.all([server.close(), metricsServer?.close()])
       .then(() => catalog.close())
       .then(() => {
         accessLog?.flush();
@@ -124,6 +140,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   process.stdout.write(`catalog-kit server listening on ${server.url}\n`);
+  if (metricsServer !== undefined) process.stdout.write(`Metrics on ${metricsServer.url}/metrics\n`);
   if (demoToken !== undefined) process.stdout.write(demoBanner(server.url, demoToken));
   else {
     const { sites, tokens, storage } = config;

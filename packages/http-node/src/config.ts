@@ -109,6 +109,20 @@ export const ConfigSchema = v.strictObject({
   ),
   notFoundStatus: v.optional(v.picklist([400, 404], "Must be 400 or 404"), 400),
   accessLog: v.optional(v.boolean("Must be true or false"), true),
+  // `true`: GET /metrics on the server's own address; an address: there instead; `false`: none.
+  metrics: v.optional(
+    v.union(
+      [
+        v.boolean(),
+        v.strictObject({
+          port: v.pipe(Count, v.maxValue(65_535, "Must be a port number")),
+          host: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")), "127.0.0.1"),
+        }),
+      ],
+      'Must be true, false, or { "port": number, "host"?: string }',
+    ),
+    true,
+  ),
 });
 
 /** A validated server configuration, defaults applied. */

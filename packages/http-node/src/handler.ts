@@ -7,6 +7,7 @@ import {
   type Catalog,
   CatalogError,
   type ImportMode,
+  type ImportSummary,
   isCatalogError,
   type LookupOptions,
   type Site,
@@ -36,7 +37,7 @@ import { createLimiter } from "./limiter.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
 import { acceptRequestId, createRequestIds } from "./request-id.ts";
-import { ALLOW, actionOf, decodeProductId, matchRoute, parseFlag, parseQuery, pathOf } from "./routes.ts";
+import { type Action, ALLOW, actionOf, decodeProductId, matchRoute, parseFlag, parseQuery, pathOf } from "./routes.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 /** One line of the access log: never the token, never the query string. */
@@ -48,6 +49,28 @@ export interface AccessLogEntry {
   readonly durationMs: number;
   /** The request's id, as echoed in `X-Request-Id`: the client's when valid, else a generated one. */
   readonly requestId: string;
+  /** What the request asked for, as the route table names it (`get`, `bulk`, `list`...), or `unknown`: a label of few values. */
+  readonly route: Action | "unknown";
+  /** For an import that read its body: how the products came, the body's bytes as received, and the summary of a success. */
+  readonly import?: ImportRecord;
+}
+
+/** An import as the access log entry describes it. */
+export interface ImportRecord {
+  /** `json` (a JSON envelope), `csv` (CSV text, in an envelope or raw) or `ndjson` (a raw NDJSON body). */
+  format: "json" | "csv" | "ndjson";
+  /** Bytes of the body as received (compressed, when it was). */
+  bytes: number;
+  /** The answer of an import that succeeded (written, or a dry run). */
+  summary?: ImportSummary;
+}
+
+/** What the handler is doing now, for gauges. */
+export interface HandlerStats {
+  /** Imports reading their body or being applied. */
+  readonly importsInFlight: number;
+  /** Imports waiting for their turn: to read their body, or to be applied. */
+  readonly importsWaiting: number;
 }
 
 /** How the handler authenticates, limits and reports. */
@@ -79,14 +102,27 @@ export interface HandlerOptions {
   /** Called once per answered request, after the response was handed to the socket. */
   readonly accessLog?: (entry: AccessLogEntry) => void;
   /**
+   * The body of `GET /metrics` (no token: it names no site and no token), such as a Prometheus
+   * registry renders it; without it, `/metrics` is 404 here (the metrics may live on an address of their own).
+   */
+  readonly metrics?: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /**
    * Called with every failure that became a 500 or a 503 (its `cause` names what failed, which
    * the answer does not), and with failed health checks; defaults to `console.error`.
    */
   readonly onError?: (error: unknown, req: IncomingMessage) => void;
 }
 
-/** A `node:http` request listener; it never rejects and never throws. */
-export type CatalogHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+/** A `node:http` request listener; it never rejects and never throws. `stats()` says what it is doing now. */
+export type CatalogHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+  stats(): HandlerStats;
+};
+
+// What one request did, for its access log entry.
+interface Note {
+  route: Action | "unknown";
+  import?: ImportRecord;
+}
 
 type ImportKind = "single" | "bulk" | "csv";
 
@@ -245,10 +281,11 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     kind: ImportKind,
     query: string,
     requestId: string,
+    note: Note,
   ) {
     const type = mediaType(req.headers["content-type"]);
     const format = type === undefined ? undefined : RAW_TYPES[kind][type];
-    if (format !== undefined) return runStream(req, res, grant, format, query, requestId);
+    if (format !== undefined) return runStream(req, res, grant, format, query, requestId, note);
     requireJson(req.headers["content-type"], OR_RAW[kind]);
     const options =
       kind === "single" ? importOptions(parseQuery(query, SINGLE_QUERY)) : importOptions(parseQuery(query, BULK_QUERY));
@@ -259,8 +296,9 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const release = await admission.admit(grant, Number.isSafeInteger(declared) ? declared : maxBodyBytes, req);
     try {
       const raw = await readBody(req, res, maxBodyBytes, idleMs);
+      note.import = { format: kind === "csv" ? "csv" : "json", bytes: raw.length };
       const body = gzip ? await gunzipBody(raw, maxBodyBytes) : raw;
-      await imports.run(() => applyImport(req, res, grant, kind, options, body, requestId));
+      await imports.run(() => applyImport(req, res, grant, kind, options, body, requestId, note.import));
     } finally {
       release();
     }
@@ -275,6 +313,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     format: StreamFormat,
     query: string,
     requestId: string,
+    note: Note,
   ) {
     const params = parseQuery(query, STREAM_QUERY);
     const { siteId, siteType } = params;
@@ -293,9 +332,14 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const gzip = isGzip(req);
     checkDeclaredSize(req, maxStreamBytes);
     const release = await admission.admit(grant, STREAM_RESERVATION, req);
+    const record: ImportRecord = { format, bytes: 0 };
+    note.import = record;
     try {
-      const body = streamBody(req, res, maxStreamBytes, idleMs, gzip);
-      sendJson(res, summaryText(await catalog.importStream(site, body, options)), requestId);
+      const body = streamBody(req, res, maxStreamBytes, idleMs, gzip, (bytes) => {
+        record.bytes = bytes;
+      });
+      record.summary = await catalog.importStream(site, body, options);
+      sendJson(res, summaryText(record.summary), requestId);
     } finally {
       release();
     }
@@ -309,6 +353,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     options: BulkImportOptions,
     body: Buffer,
     requestId: string,
+    record: ImportRecord | undefined,
   ) {
     const envelope = readEnvelope(parseJson(body), FIELD[kind]);
     const extra = envelope.deprecated ? DEPRECATION : undefined;
@@ -323,6 +368,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
           : kind === "csv"
             ? await catalog.importCsv(site, envelope.payload, options)
             : await catalog.importProduct(site, envelope.payload, options);
+      if (record !== undefined) record.summary = summary;
       sendJson(res, summaryText(summary), requestId, extra);
     } catch (error) {
       fail(req, res, error, requestId, extra);
@@ -335,10 +381,12 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     path: string,
     query: string,
     requestId: string,
+    note: Note,
   ): Promise<void> {
     const resource = matchRoute(path);
     if (resource === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
     const action = actionOf(resource.kind, req.method);
+    if (action !== undefined) note.route = action;
     if (action === undefined) {
       throw new HttpError("METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${path}`, {
         headers: { allow: ALLOW[resource.kind] },
@@ -360,6 +408,17 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         return sendJson(res, openapi, requestId);
       case "list":
         return list(req, res, authenticate(req.headers[TOKEN_HEADER]), query, requestId);
+      case "metrics": {
+        if (options.metrics === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
+        const { contentType, body } = await options.metrics();
+        res.writeHead(200, {
+          "content-type": contentType,
+          "content-length": Buffer.byteLength(body),
+          "x-request-id": requestId,
+        });
+        res.end(body);
+        return;
+      }
       case "get":
       case "delete": {
         const grant = authenticate(req.headers[TOKEN_HEADER]);
@@ -367,18 +426,19 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         return lookup(res, grant, rawId, query, action === "delete", requestId);
       }
       default:
-        return runImport(req, res, authenticate(req.headers[TOKEN_HEADER]), action, query, requestId);
+        return runImport(req, res, authenticate(req.headers[TOKEN_HEADER]), action, query, requestId, note);
     }
   }
 
-  return async function handleCatalogRequest(req, res) {
+  async function handleCatalogRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = accessLog === undefined ? 0 : performance.now();
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]) ?? nextRequestId();
     const target = req.url ?? "/";
     const queryAt = target.indexOf("?");
     const path = pathOf(target, queryAt);
+    const note: Note = { route: "unknown" };
     try {
-      await dispatch(req, res, path, queryAt === -1 ? "" : target.slice(queryAt + 1), requestId);
+      await dispatch(req, res, path, queryAt === -1 ? "" : target.slice(queryAt + 1), requestId, note);
     } catch (error) {
       try {
         fail(req, res, error, requestId);
@@ -395,10 +455,21 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
           status: res.statusCode,
           durationMs: performance.now() - started,
           requestId,
+          route: note.route,
+          ...(note.import === undefined ? {} : { import: note.import }),
         });
       } catch (logError) {
         onError(logError, req);
       }
     }
-  };
+  }
+
+  // An import holds its admission from the first byte it reads to its answer; admitted ones that
+  // wait for the limiter's turn to be applied are waiting, not in flight.
+  return Object.assign(handleCatalogRequest, {
+    stats: (): HandlerStats => ({
+      importsInFlight: admission.admitted - imports.waiting,
+      importsWaiting: admission.waiting + imports.waiting,
+    }),
+  });
 }

@@ -1,6 +1,8 @@
 /** Runs at most `max` tasks at once; the others wait their turn, first come first served. */
 export interface Limiter {
   run<T>(task: () => Promise<T>): Promise<T>;
+  /** Tasks waiting for their turn now. */
+  readonly waiting: number;
 }
 
 /** Creates a limiter of `max` concurrent tasks. */
@@ -9,6 +11,9 @@ export function createLimiter(max: number): Limiter {
   let running = 0;
   const waiting: (() => void)[] = [];
   return {
+    get waiting() {
+      return waiting.length;
+    },
     async run(task) {
       if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
       else running++;

@@ -8,11 +8,11 @@ export const API_PREFIX = "/external/product/v1";
 
 /** The resources the server knows; `product` carries its raw (still encoded) id. */
 export type Resource =
-  | { readonly kind: "single" | "bulk" | "csv" | "health" | "openapi" }
+  | { readonly kind: "single" | "bulk" | "csv" | "health" | "openapi" | "metrics" }
   | { readonly kind: "product"; readonly rawId: string };
 
 /** What the handler does for a request: look a product up, delete it, import, or answer a fixed resource. */
-export type Action = "get" | "delete" | "list" | "single" | "bulk" | "csv" | "health" | "openapi";
+export type Action = "get" | "delete" | "list" | "single" | "bulk" | "csv" | "health" | "openapi" | "metrics";
 
 type Method = "GET" | "DELETE" | "POST";
 
@@ -25,6 +25,7 @@ const ROUTES: Readonly<Record<Resource["kind"], Readonly<Partial<Record<Method, 
   product: { GET: "get", DELETE: "delete" },
   health: { GET: "health" },
   openapi: { GET: "openapi" },
+  metrics: { GET: "metrics" },
 };
 
 function allowOf(methods: readonly string[]): string {
@@ -48,6 +49,7 @@ const BULK: Resource = { kind: "bulk" };
 const CSV: Resource = { kind: "csv" };
 const HEALTH: Resource = { kind: "health" };
 const OPENAPI: Resource = { kind: "openapi" };
+const METRICS: Resource = { kind: "metrics" };
 const PREFIX_LENGTH = API_PREFIX.length;
 
 /** The path part of a request target: origin-form as is, absolute-form without scheme and authority. */
@@ -76,6 +78,7 @@ export function matchRoute(path: string): Resource | undefined {
   }
   if (path === "/healthz") return HEALTH;
   if (path === "/openapi.json") return OPENAPI;
+  if (path === "/metrics") return METRICS;
   return undefined;
 }
 

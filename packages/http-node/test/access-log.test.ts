@@ -9,6 +9,7 @@ const entry = (requestId: string, path = "/healthz"): AccessLogEntry => ({
   status: 200,
   durationMs: 0.123456,
   requestId,
+  route: "health",
 });
 
 describe("formatAccessLog", () => {

@@ -35,6 +35,7 @@ describe("parseConfig", () => {
       },
       notFoundStatus: 400,
       accessLog: true,
+      metrics: true,
     });
     const minimal = parseConfig({ sites: contractExample.sites, tokens: [{ token: "t", sites: "*" }] });
     expect(minimal).toMatchObject({

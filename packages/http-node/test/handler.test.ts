@@ -655,8 +655,16 @@ describe("access log", () => {
         status: 200,
         durationMs: expect.any(Number),
         requestId: expect.any(String),
+        route: "get",
       },
-      { method: "GET", path: "/nowhere", status: 404, durationMs: expect.any(Number), requestId: expect.any(String) },
+      {
+        method: "GET",
+        path: "/nowhere",
+        status: 404,
+        durationMs: expect.any(Number),
+        requestId: expect.any(String),
+        route: "unknown",
+      },
     ]);
     expect(JSON.stringify(server.log)).not.toContain(TOKENS.admin);
   });

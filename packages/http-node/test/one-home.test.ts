@@ -10,7 +10,7 @@ import { readEnvelope } from "../src/envelope.ts";
 import { ALLOW, actionOf, type Resource } from "../src/routes.ts";
 import { startTestServer } from "./support/test-server.ts";
 
-const KINDS: Resource["kind"][] = ["single", "bulk", "csv", "product", "health", "openapi"];
+const KINDS: Resource["kind"][] = ["single", "bulk", "csv", "product", "health", "openapi", "metrics"];
 const METHODS = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "TRACE", "get", ""];
 
 describe("the route table", () => {
@@ -22,6 +22,7 @@ describe("the route table", () => {
       product: "GET, HEAD, DELETE",
       health: "GET, HEAD",
       openapi: "GET, HEAD",
+      metrics: "GET, HEAD",
     });
   });
 
