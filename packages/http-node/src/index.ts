@@ -10,6 +10,8 @@ export {
   createCatalogHandler,
   DEFAULT_MAX_CONCURRENT_IMPORTS,
   type HandlerOptions,
+  type HandlerStats,
+  type ImportRecord,
 } from "./handler.ts";
 export { type HttpErrorCode, PROBLEM_STATUSES, type ProblemBody, type ProblemCode } from "./problem.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./server.ts";

@@ -1,0 +1,40 @@
+// `catalog-kit config check FILE`: validates a server configuration and prints the settings in
+// effect, defaults included, with every secret redacted.
+import { ConfigError, loadConfig } from "@catalog-kit/http-node/standalone";
+import { UsageError } from "./options.ts";
+
+/** Runs `catalog-kit config check`; returns the exit code. */
+export async function checkConfig(args: readonly string[]): Promise<number> {
+  const [file, ...extra] = args;
+  if (file === undefined || extra.length > 0) throw new UsageError("Give one configuration file to check");
+  try {
+    const config = await loadConfig(file);
+    const tokens = config.tokens.map(({ token, tokenSha256, ...rest }) => ({
+      ...(token === undefined ? {} : { token: "<redacted>" }),
+      ...(tokenSha256 === undefined ? {} : { tokenSha256: "<redacted>" }),
+      ...rest,
+    }));
+    const storage =
+      "url" in config.storage && config.storage.url !== undefined
+        ? { ...config.storage, url: redactUrl(config.storage.url) }
+        : config.storage;
+    process.stdout.write(`${JSON.stringify({ ...config, tokens, storage }, null, 2)}\n`);
+    process.stderr.write(`${file}: valid\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+}
+
+// A Redis URL may carry a password.
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "redacted";
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

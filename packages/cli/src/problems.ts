@@ -1,0 +1,44 @@
+// A refused import's problems as a table people read: where (CSV row, NDJSON line, pointer or
+// parameter), which field, and what is wrong.
+
+/** One entry of a problem body's `errors`. */
+interface Entry {
+  readonly message: string;
+  readonly row?: number;
+  readonly line?: number;
+  readonly column?: string;
+  readonly pointer?: string;
+  readonly parameter?: string;
+}
+
+/** The answer of a refused request, as the server sends it (RFC 9457 with the catalog's members). */
+export interface ProblemBody {
+  readonly status?: number;
+  readonly code?: string;
+  readonly detail?: string;
+  readonly errors?: readonly Entry[];
+  readonly errorCount?: number;
+}
+
+function where(entry: Entry): [string, string] {
+  if (entry.row !== undefined) return [`row ${entry.row}`, entry.column ?? ""];
+  if (entry.line !== undefined) return [`line ${entry.line}`, entry.pointer ?? ""];
+  if (entry.parameter !== undefined) return ["parameter", entry.parameter];
+  return ["body", entry.pointer ?? ""];
+}
+
+/** The problem body as text: its code and detail, then a table of its problems. */
+export function problemTable(body: ProblemBody): string {
+  const rows = (body.errors ?? []).map((entry) => [...where(entry), entry.message]);
+  const lines = [`${body.code ?? "ERROR"}: ${body.detail ?? "the request was refused"}`];
+  if (rows.length > 0) {
+    const header = ["where", "field", "problem"];
+    const widths = header.map((title, c) => Math.max(title.length, ...rows.map((row) => (row[c] as string).length)));
+    const format = (row: readonly string[]) =>
+      row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] as number))).join("  ");
+    lines.push("", format(header), format(widths.map((w) => "-".repeat(w))), ...rows.map(format));
+    const total = body.errorCount ?? rows.length;
+    if (total > rows.length) lines.push(`... ${total - rows.length} more (${total} problems in all)`);
+  }
+  return `${lines.join("\n")}\n`;
+}
