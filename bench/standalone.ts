@@ -87,6 +87,20 @@ export async function rssOf(pid: number): Promise<number> {
 }
 
 /**
+ * Peak resident set size of a process so far (Linux's VmHWM), in bytes; undefined without
+ * procfs (macOS), where no other process's peak can be read.
+ */
+export async function peakRssOf(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * CPU seconds (user + system) a process has used so far, to tell whether the server or the load
  * generator was the bound of a run. Linux's /proc counts in ticks of 1/100 s (USER_HZ); elsewhere
  * ps answers to the second.
