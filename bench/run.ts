@@ -48,6 +48,13 @@ const SCENARIOS: readonly Scenario[] = [
     unavailable: ["HTTP GET by id", "HTTP POST bulk of 1,000", "HTTP POST CSV of 1,000 rows"],
   },
   {
+    name: "stream",
+    file: "scenarios/stream.ts",
+    nodeArgs: [],
+    requires: ["../packages/http-node/src/body-stream.ts", "../packages/catalog-core/src/import-stream.ts"],
+    unavailable: ["streamed NDJSON import over HTTP", "streamed CSV import over HTTP"],
+  },
+  {
     name: "sync",
     file: "scenarios/sync.ts",
     nodeArgs: [],
