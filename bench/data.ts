@@ -130,11 +130,18 @@ function cellsOf(product: Product): string[] {
   ];
 }
 
+/** The CSV header line: the product fields in canonical order, which is the order of the spec's CSV header. */
+export const CSV_HEADER = `${PRODUCT_FIELDS.join(",")}\n`;
+
+/** One product's CSV record, LF-terminated, its cells in the order of `CSV_HEADER`. */
+export function toCsvRecord(product: Product): string {
+  return `${cellsOf(product).map(cell).join(",")}\n`;
+}
+
 /** csvContent for these products: the spec's header, one record per product, LF line ends. */
 export function toCsvContent(products: readonly Product[]): string {
-  // The product fields in canonical order, which is the order of the spec's CSV header.
-  let text = `${PRODUCT_FIELDS.join(",")}\n`;
-  for (const product of products) text += `${cellsOf(product).map(cell).join(",")}\n`;
+  let text = CSV_HEADER;
+  for (const product of products) text += toCsvRecord(product);
   return text;
 }
 

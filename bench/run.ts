@@ -47,6 +47,20 @@ const SCENARIOS: readonly Scenario[] = [
     requires: ["../packages/http-node/src/index.ts"],
     unavailable: ["HTTP GET by id", "HTTP POST bulk of 1,000", "HTTP POST CSV of 1,000 rows"],
   },
+  {
+    name: "stream",
+    file: "scenarios/stream.ts",
+    nodeArgs: [],
+    requires: ["../packages/http-node/src/body-stream.ts", "../packages/catalog-core/src/import-stream.ts"],
+    unavailable: ["streamed NDJSON import over HTTP", "streamed CSV import over HTTP"],
+  },
+  {
+    name: "sync",
+    file: "scenarios/sync.ts",
+    nodeArgs: [],
+    requires: ["../packages/http-node/src/browse.ts", "../packages/http-node/src/body-stream.ts"],
+    unavailable: ["export of a site over HTTP (NDJSON, CSV)", "full sync over HTTP (mode=replace)"],
+  },
 ];
 
 function onPath(command: string): boolean {

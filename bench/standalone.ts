@@ -87,6 +87,34 @@ export async function rssOf(pid: number): Promise<number> {
 }
 
 /**
+ * Peak resident set size of a process so far (Linux's VmHWM), in bytes; undefined without
+ * procfs (macOS), where no other process's peak can be read.
+ */
+export async function peakRssOf(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Brings a process's VmHWM down to its current RSS (Linux 4.0 and later: `5` into
+ * `/proc/<pid>/clear_refs`), so that `peakRssOf` afterwards is the peak of what follows, on a
+ * process that already did other work; false where that is not possible.
+ */
+export async function resetPeakRss(pid: number): Promise<boolean> {
+  try {
+    await writeFile(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * CPU seconds (user + system) a process has used so far, to tell whether the server or the load
  * generator was the bound of a run. Linux's /proc counts in ticks of 1/100 s (USER_HZ); elsewhere
  * ps answers to the second.

@@ -14,7 +14,7 @@ import type { Site } from "@catalog-kit/catalog-core";
  * | `<prefix>:{<type>:<id>}:ids`              | zset   | every product id, all scored 0: the id order of `list` (ZRANGEBYLEX) |
  * | `<prefix>:{<type>:<id>}:merging:*`        | hashes, zset | a committed import, still being folded into the four above |
  * | `<prefix>:{<type>:<id>}:stage:<token>:*`  | hashes, zset | an import not yet committed (expire)             |
- * | `<prefix>:{<type>:<id>}:in:<token>:*`     | hashes | a `beginImport` import's chunks so far (expire; see `IncomingKeys`) |
+ * | `<prefix>:{<type>:<id>}:in:<token>:*`     | hashes, zset | a `beginImport` import's chunks so far, in the shape of a site (expire; see `IncomingKeys`) |
  *
  * `%`, `{`, `}` and `:` in `siteType` and `siteId` are percent-encoded (`%25`, `%7B`, `%7D`,
  * `%3A`). The encoding is reversible, so no two sites share a key, and neither `{` nor `}` can
@@ -52,20 +52,32 @@ export interface ImportKeys extends SiteKeys {
  * everything its `add` calls were given, so that the client holds none of it. All expire, and
  * every `add` renews them; the import is gone soon after its process stops.
  *
- * | key                                          | hash of                                                     |
- * |----------------------------------------------|-------------------------------------------------------------|
- * | `<prefix>:{<type>:<id>}:in:<token>:products` | id → canonical JSON of the last product given with that id  |
- * | `<prefix>:{<type>:<id>}:in:<token>:sku-of`   | id → its sku, for every id the import was given             |
- * | `<prefix>:{<type>:<id>}:in:<token>:pos`      | id → `"<first position> <last position>"`                   |
- * | `<prefix>:{<type>:<id>}:in:<token>:claims`   | sku → how many of the import's ids claim it (never 0)       |
+ * The first four have the shape of a site's keys (`SiteKeys`): a commit into an empty site, or in
+ * place of the site, RENAMEs them into the site's, and a commit beside a site with products
+ * renames them into the merging keys once the products the import leaves unchanged are dropped
+ * from them (or, when it changes few, copies those it changes into the `stage:` keys, renamed
+ * instead). The positions are only read for conflicts: `in:spans` is built from them by a commit
+ * that answers conflicts, and only then.
  *
- * Commit moves each product out of `in:…:products` as it judges it, into the `stage:` hashes.
+ * | key                                          | type | holds                                                      |
+ * |----------------------------------------------|------|------------------------------------------------------------|
+ * | `<prefix>:{<type>:<id>}:in:<token>:products` | hash | id → canonical JSON of the last product given with that id |
+ * | `<prefix>:{<type>:<id>}:in:<token>:sku-of`   | hash | id → its sku                                               |
+ * | `<prefix>:{<type>:<id>}:in:<token>:skus`     | hash | sku → the id that claimed it while no other did; while more than one id claims it, `"\0<how many> <that id>"`; `""` for the id when it moved off while others still claimed the sku |
+ * | `<prefix>:{<type>:<id>}:in:<token>:ids`      | zset | every id, all scored 0 (the id index)                      |
+ * | `<prefix>:{<type>:<id>}:in:<token>:pos`      | hash | chunk number → `"<positions>\n<id>\n<id>…"`: the positions `add` was given and the chunk's ids, in order |
+ * | `<prefix>:{<type>:<id>}:in:<token>:spans`    | hash | id → `"<first position> <last position>"` (built at commit, for conflicts) |
+ *
+ * An import whose skus are each claimed by one id holds in `in:skus` exactly what the site's
+ * skus hash will (the commit first gives back to their claimers the skus marked `""`).
  */
 export interface IncomingKeys {
   readonly inProducts: string;
   readonly inSkuOf: string;
+  readonly inSkus: string;
+  readonly inIds: string;
   readonly inPositions: string;
-  readonly inClaims: string;
+  readonly inSpans: string;
 }
 
 /** Every key a script may declare, by name. */
@@ -143,7 +155,9 @@ export function incomingKeys(keys: SiteKeys, token: string): SiteKeys & Incoming
     ...keys,
     inProducts: `${incoming}products`,
     inSkuOf: `${incoming}sku-of`,
+    inSkus: `${incoming}skus`,
+    inIds: `${incoming}ids`,
     inPositions: `${incoming}pos`,
-    inClaims: `${incoming}claims`,
+    inSpans: `${incoming}spans`,
   };
 }

@@ -420,85 +420,215 @@ return left
 `,
 );
 
-/** Stages one chunk of a `beginImport` import, out of sight, keeping only what commit needs. */
+/** Stages one chunk of a `beginImport` import, out of sight, in the shape of a site. */
 export const ADD = script(
   "import-add",
-  ["inProducts", "inSkuOf", "inPositions", "inClaims"],
+  ["inProducts", "inSkuOf", "inSkus", "inIds", "inPositions"],
   `
 --[[ import-add: one chunk of an import begun with beginImport. Takes no lock and reads nothing
-  of the site: skus are judged at commit, on the state after the import. An id given again
-  replaces its product (the later wins) and moves its claim to its new sku.
-  ARGV[1] ttl of the import's keys (ms)  ARGV[2] the chunk's positions, separated by spaces, in
-  the order of its products; ARGV[3..] the products (see products()), whose ids are distinct
-  Returns {ids new to the import, change in how many skus are claimed, change in how many skus
-  more than one id claims}: the client sums them, and commit checks the first two against the
-  hashes (eviction) and reads claimers only when the third is above 0. ]]
-local ids, skus, jsons, n = products(3)
-local positions = {}
-for p in string.gmatch(ARGV[2], '%S+') do positions[#positions + 1] = p end
-if #positions ~= n then error('positions do not match the products') end
-local olds, spans = hmget(K.inSkuOf, ids), hmget(K.inPositions, ids)
-local byId, skuOf, pos, fresh = {}, {}, {}, 0
--- The change in claims of each sku this chunk touches, summed before the hash is read once.
-local delta, touched = {}, {}
-local function claim(sku, by)
-  if not delta[sku] then
-    delta[sku] = 0
-    touched[#touched + 1] = sku
-  end
-  delta[sku] = delta[sku] + by
-end
+  of the site: skus are judged at commit, on the state after the import. Keeps the import in the
+  shape of a site (see IncomingKeys in keys.ts), so that a commit may rename its keys into the
+  site's: an id given again replaces its product (the later wins) and moves its claim to its new
+  sku. in:skus gives each sku to the id that claimed it while no other did; a sku that several
+  ids claim holds "\\0<how many> <that id>", and "" stands for that id once it moved off while
+  others still claimed the sku (the commit then gives each sku to its claimer again). The
+  positions are kept as they came, with the ids, one entry of in:pos per chunk: only a
+  conflict needs them.
+  ARGV[1] ttl of the import's keys (ms)  ARGV[2] the chunk's number in the import  ARGV[3] the
+  chunk's positions, separated by spaces, in the order of its products; ARGV[4..] the products
+  (see products()), whose ids are distinct
+  Returns what the chunk changed, for the client to sum: {ids new to the import, skus claimed,
+  skus more than one id claims, skus one id claims but whose holder is unknown}. ]]
+local ids, skus, jsons, n = products(4)
+local byId, skuOf = {}, {}
 for i = 1, n do
-  local old = olds[i]
-  if not old then
-    fresh = fresh + 1
-    claim(skus[i], 1)
-  elseif old ~= skus[i] then
-    claim(old, -1)
-    claim(skus[i], 1)
-  end
-  local first = spans[i] and string.match(spans[i], '^%S+') or positions[i]
   local k = 2 * i
   byId[k - 1], byId[k] = ids[i], jsons[i]
   skuOf[k - 1], skuOf[k] = ids[i], skus[i]
-  pos[k - 1], pos[k] = ids[i], first .. ' ' .. positions[i]
 end
--- The first write is an HSET (see write()).
-bulk('HSET', K.inProducts, byId)
-bulk('HSET', K.inSkuOf, skuOf)
-bulk('HSET', K.inPositions, pos)
-local claimed, contested = 0, 0
-if #touched > 0 then
-  local before, set, gone = hmget(K.inClaims, touched), {}, {}
-  for j, sku in ipairs(touched) do
-    local b = tonumber(before[j] or 0)
-    local a = b + delta[sku]
-    if a > 0 and a ~= b then
-      set[#set + 1] = sku
-      set[#set + 1] = a
-    elseif a <= 0 and b > 0 then
-      gone[#gone + 1] = sku
+-- The first write is an HSET (see write()). It says how many ids are new: when all of them
+-- are (the usual chunk), none has an old sku to read.
+local added = 0
+for i = 1, #byId, BULK do
+  added = added + redis.call('HSET', K.inProducts, unpack(byId, i, math.min(i + BULK - 1, #byId)))
+end
+local olds = added == n and {} or hmget(K.inSkuOf, ids)
+local fresh = {}
+for i = 1, n do
+  if not olds[i] then fresh[#fresh + 1] = i end
+end
+local set, gone, claimed, contested, unheld = {}, {}, 0, 0, 0
+-- The usual chunk: new ids claiming distinct skus that no id claims yet, each taking its own.
+local plain = #fresh == n
+if plain then
+  local before, seen = hmget(K.inSkus, skus), {}
+  for i = 1, n do
+    local sku = skus[i]
+    if before[i] or seen[sku] then
+      plain = false
+      break
     end
-    claimed = claimed + (a > 0 and 1 or 0) - (b > 0 and 1 or 0)
-    contested = contested + (a > 1 and 1 or 0) - (b > 1 and 1 or 0)
+    seen[sku] = true
+    set[2 * i - 1], set[2 * i] = sku, ids[i]
   end
-  if #set > 0 then bulk('HSET', K.inClaims, set) end
-  if #gone > 0 then bulk('HDEL', K.inClaims, gone) end
+  if plain then claimed = n else set = {} end
 end
-for _, k in ipairs({K.inProducts, K.inSkuOf, K.inPositions, K.inClaims}) do redis.call('PEXPIRE', k, ARGV[1]) end
-return {fresh, claimed, contested}
+if not plain then
+  -- The claims this chunk makes, in order (i: ids[i] claims skus[i]; -i: ids[i] moves there
+  -- from its old sku), on the skus they touch, each read once.
+  local moves, touched, seen = {}, {}, {}
+  local function touch(sku)
+    if not seen[sku] then
+      seen[sku] = true
+      touched[#touched + 1] = sku
+    end
+  end
+  for i = 1, n do
+    local old = olds[i]
+    if not old or old ~= skus[i] then
+      if old then touch(old) end
+      touch(skus[i])
+      moves[#moves + 1] = old and -i or i
+    end
+  end
+  local before = hmget(K.inSkus, touched)
+  local count, holder, count0, holder0 = {}, {}, {}, {}
+  for j, sku in ipairs(touched) do
+    local v, c, h = before[j], 0, false
+    if v and string.byte(v, 1) == 0 then
+      local space = string.find(v, ' ', 2, true)
+      c, h = tonumber(string.sub(v, 2, space - 1)), string.sub(v, space + 1)
+    elseif v then
+      c, h = 1, v
+    end
+    count[sku], holder[sku], count0[j], holder0[j] = c, h, c, h
+  end
+  for _, m in ipairs(moves) do
+    local i = m > 0 and m or -m
+    if m < 0 then
+      local old = olds[i]
+      local c = count[old]
+      -- A claim that is not counted was lost to eviction: commit finds it by counting.
+      if c > 0 then
+        count[old] = c - 1
+        if c == 1 then
+          holder[old] = false
+        elseif holder[old] == ids[i] then
+          holder[old] = ''
+        end
+      end
+    end
+    local sku = skus[i]
+    if count[sku] == 0 then holder[sku] = ids[i] end
+    count[sku] = count[sku] + 1
+  end
+  local function unknown(c, h) return (c == 1 and h == '') and 1 or 0 end
+  for j, sku in ipairs(touched) do
+    local c, h, c0 = count[sku], holder[sku], count0[j]
+    local v = false
+    if c == 1 then v = h elseif c > 1 then v = string.char(0) .. c .. ' ' .. h end
+    if v ~= before[j] then
+      if v then
+        set[#set + 1] = sku
+        set[#set + 1] = v
+      else
+        gone[#gone + 1] = sku
+      end
+    end
+    claimed = claimed + (c > 0 and 1 or 0) - (c0 > 0 and 1 or 0)
+    contested = contested + (c > 1 and 1 or 0) - (c0 > 1 and 1 or 0)
+    unheld = unheld + unknown(c, h) - unknown(c0, holder0[j])
+  end
+end
+local index = {}
+for _, i in ipairs(fresh) do
+  index[#index + 1] = 0
+  index[#index + 1] = ids[i]
+end
+bulk('HSET', K.inSkuOf, skuOf)
+if #index > 0 then bulk('ZADD', K.inIds, index) end
+if #set > 0 then bulk('HSET', K.inSkus, set) end
+if #gone > 0 then bulk('HDEL', K.inSkus, gone) end
+-- Ids hold no control characters (see keys.ts).
+redis.call('HSET', K.inPositions, ARGV[2], ARGV[3] .. '\\n' .. table.concat(ids, '\\n'))
+for _, k in ipairs({K.inProducts, K.inSkuOf, K.inSkus, K.inIds, K.inPositions}) do redis.call('PEXPIRE', k, ARGV[1]) end
+return {#fresh, claimed, contested, unheld}
 `,
 );
 
-/** How many entries each hash of a `beginImport` import holds: how commit sees eviction. */
+/** How many entries each key of a `beginImport` import holds: how commit sees eviction. */
 export const INCOMING_SIZES = script(
   "import-sizes",
-  ["inProducts", "inSkuOf", "inPositions", "inClaims"],
+  ["inProducts", "inSkuOf", "inSkus", "inIds", "inPositions"],
   `
---[[ import-sizes: Returns {HLEN in:products, in:sku-of, in:pos, in:claims}. Eviction takes whole
-  keys, so a hash that lost any entry is smaller than what the import's adds counted. ]]
-local out = {}
-for _, k in ipairs({K.inProducts, K.inSkuOf, K.inPositions, K.inClaims}) do out[#out + 1] = redis.call('HLEN', k) end
+--[[ import-sizes: Returns {HLEN in:products, HLEN in:sku-of, HLEN in:skus, ZCARD in:ids, HLEN
+  in:pos}. Eviction takes whole keys, so a key that lost any entry is smaller than what the
+  import's adds counted. ]]
+return {
+  redis.call('HLEN', K.inProducts),
+  redis.call('HLEN', K.inSkuOf),
+  redis.call('HLEN', K.inSkus),
+  redis.call('ZCARD', K.inIds),
+  redis.call('HLEN', K.inPositions),
+}
+`,
+);
+
+/** Gathers the first and last position of each id of some chunks of a `beginImport` import. */
+export const SPANS = script(
+  "import-spans",
+  ["inPositions", "inSpans"],
+  `
+--[[ import-spans: for a commit that answers conflicts, which name positions: reads entries of
+  in:pos (a chunk's positions and ids, as import-add wrote them) and keeps in in:spans, for each
+  id, "<first> <last>": the smallest and largest position it was given (positions increase
+  over the import). Reading a chunk twice changes nothing. Eviction takes whole keys: every call
+  but the first finds in:spans, or the ids of earlier chunks are lost (a lookup that misses an
+  id finds it too, should in:spans go after the last call).
+  ARGV[1] ttl of the import's keys (ms)  ARGV[2] "1" for the first call, else "0"
+  ARGV[3..] chunk numbers
+  Returns {"evicted"} when a chunk's entry, or in:spans, is gone; else {"ok"}. ]]
+if ARGV[2] ~= '1' and redis.call('EXISTS', K.inSpans) == 0 then return {'evicted'} end
+for k = 3, #ARGV do
+  local entry = redis.call('HGET', K.inPositions, ARGV[k])
+  if not entry then return {'evicted'} end
+  local cut = string.find(entry, '\\n', 1, true)
+  local positions, ids = {}, {}
+  for p in string.gmatch(string.sub(entry, 1, cut - 1), '%S+') do positions[#positions + 1] = tonumber(p) end
+  for id in string.gmatch(string.sub(entry, cut + 1), '[^\\n]+') do ids[#ids + 1] = id end
+  if #positions ~= #ids then error('positions do not match the ids') end
+  local known, out = hmget(K.inSpans, ids), {}
+  for i = 1, #ids do
+    local first, last = positions[i], positions[i]
+    if known[i] then
+      local a, b = string.match(known[i], '^(%S+) (%S+)$')
+      first, last = math.min(first, tonumber(a)), math.max(last, tonumber(b))
+    end
+    out[#out + 1] = ids[i]
+    out[#out + 1] = first .. ' ' .. last
+  end
+  if #out > 0 then bulk('HSET', K.inSpans, out) end
+end
+redis.call('PEXPIRE', K.inSpans, ARGV[1])
+return {'ok'}
+`,
+);
+
+/** The first and last position of some ids of a `beginImport` import. */
+export const WHERE = script(
+  "import-where",
+  ["inSpans"],
+  `
+--[[ import-where: reads only. ARGV[1..] ids of the import
+  Returns first, last for each, "" for both when in:spans does not hold it (evicted). ]]
+local asked = {}
+for i = 1, #ARGV do asked[i] = ARGV[i] end
+local spans, out = hmget(K.inSpans, asked), {}
+for i = 1, #asked do
+  local first, last = string.match(spans[i] or '', '^(%S+) (%S+)$')
+  out[#out + 1] = first or ''
+  out[#out + 1] = last or ''
+end
 return out
 `,
 );
@@ -506,13 +636,14 @@ return out
 /** Of some ids of a `beginImport` import, those whose sku another of its ids claims too. */
 export const CLAIMERS = script(
   "import-claimers",
-  ["inSkuOf", "inPositions", "inClaims"],
+  ["inSkuOf", "inSkus", "inSpans"],
   `
---[[ import-claimers: reads only.
+--[[ import-claimers: reads only; in:spans is built (import-spans).
   ARGV[1..] ids of the import (a page of an HSCAN of in:sku-of)
   Returns a flat list of id, sku, first position, last position, for each id whose sku more
-  than one id of the import claims. Ids no longer staged (evicted) are skipped: commit finds
-  the loss by counting. ]]
+  than one id of the import claims (its entry in in:skus starts with "\\0"). Ids no longer
+  staged (evicted) are skipped, and commit finds the loss by counting; positions lost to
+  eviction are "". ]]
 local asked = {}
 for i = 1, #ARGV do asked[i] = ARGV[i] end
 local found, ids, skus = hmget(K.inSkuOf, asked), {}, {}
@@ -524,14 +655,14 @@ for i = 1, #asked do
 end
 local out = {}
 if #ids == 0 then return out end
-local claims, pick = hmget(K.inClaims, skus), {}
+local held, pick = hmget(K.inSkus, skus), {}
 for i = 1, #ids do
-  if tonumber(claims[i] or 0) > 1 then pick[#pick + 1] = i end
+  if held[i] and string.byte(held[i], 1) == 0 then pick[#pick + 1] = i end
 end
 if #pick == 0 then return out end
 local picked = {}
 for j, i in ipairs(pick) do picked[j] = ids[i] end
-local spans = hmget(K.inPositions, picked)
+local spans = hmget(K.inSpans, picked)
 for j, i in ipairs(pick) do
   local first, last = string.match(spans[j] or '', '^(%S+) (%S+)$')
   for _, v in ipairs({ids[i], skus[i], first or '', last or ''}) do out[#out + 1] = v end
@@ -540,9 +671,35 @@ return out
 `,
 );
 
-/** Judges some ids of a `beginImport` import against the site and stages what would change. */
-export const CHECK = script(
-  "import-check",
+/** Gives each sku of some ids of a `beginImport` import to the id claiming it. */
+export const HOLDERS = script(
+  "import-holders",
+  ["inSkuOf", "inSkus", "inIds"],
+  `
+--[[ import-holders: for an import whose in:skus has entries that name no holder (an id moved off
+  a sku that others still claimed), before its commit; the import claims no sku twice (commit
+  checked its claims first), so each sku of in:sku-of is given to its one claimer, and in:skus
+  then holds what the site's skus hash will. Walks the id index a page per call.
+  ARGV[1] ttl of the import's keys (ms)  ARGV[2] where the page starts, as ZRANGEBYLEX takes it
+  ("-", or "(<id>" after <id>)  ARGV[3] most ids
+  Returns {"evicted"} when an id has lost its sku; else {"ok", ids seen, the last one or ""}. ]]
+local ids = redis.call('ZRANGEBYLEX', K.inIds, ARGV[2], '+', 'LIMIT', 0, tonumber(ARGV[3]))
+if #ids == 0 then return {'ok', 0, ''} end
+local skus, bySku = hmget(K.inSkuOf, ids), {}
+for i = 1, #ids do
+  if not skus[i] then return {'evicted'} end
+  bySku[#bySku + 1] = skus[i]
+  bySku[#bySku + 1] = ids[i]
+end
+bulk('HSET', K.inSkus, bySku)
+for _, k in ipairs({K.inSkuOf, K.inSkus, K.inIds}) do redis.call('PEXPIRE', k, ARGV[1]) end
+return {'ok', #ids, ids[#ids]}
+`,
+);
+
+/** Judges a page of a `beginImport` import against a site with products, under the lock. */
+export const JUDGE = script(
+  "import-judge",
   [
     "products",
     "skus",
@@ -552,82 +709,156 @@ export const CHECK = script(
     "stageIds",
     "inProducts",
     "inSkuOf",
+    "inSkus",
+    "inIds",
     "inPositions",
-    "inClaims",
   ],
   `
---[[ import-check: part of a beginImport import's commit, under the site lock; the import holds
-  no sku twice (commit checked its claims first). Each id judged is moved out of in:products, so
-  that an id the scan returns twice is judged once.
-  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] stage ttl (ms)  ARGV[4] ttl of the import's
-  keys (ms)  ARGV[5] "1" to stage the products that would change, "0" not to (a dry run, or a
-  conflict was found)  ARGV[6] "1" when the import replaces the site (no sku of the site is then
-  a conflict: every one the import does not take is freed), else "0"; ARGV[7..] ids of the
-  import (a page of an HSCAN of in:sku-of)
-  Returns {"lost"} when the lock is not ours; {"evicted"} when an id has lost its sku; else
-  {"ok", judged, created, unchanged, staged, sku, id, heldBy, first position, last position, ...}
-  where each quintuple is a conflict: a product of the site that the import does not give a new
-  sku holds the sku. ]]
+--[[ import-judge: part of a beginImport import's commit into a site that holds products, under
+  the site lock; the import claims no sku twice and in:skus names every sku's claimer (commit
+  saw to both first). Judges a page of the import's ids, in the order of its id index: counts
+  each against the site, and finds skus held by a product of the site that the import does not
+  name. Each id is judged once: the walk goes by id, never by a scan. Then, to publish what the
+  import changes as the merging keys, either drops the products it leaves unchanged from its
+  keys, which then hold exactly what it changes ("drop"), or copies the changed ones into the
+  stage: keys ("copy"), whichever writes less: "auto" (the first page) picks by that page.
+  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] ttl of the import's keys and of the staging
+  (ms)  ARGV[4] "drop", "copy", "auto", or "none" (a dry run, a replace, or a conflict was found)
+  ARGV[5] "1" when the import replaces the site (no sku of the site is then a conflict: every
+  one the import does not take is freed), else "0"  ARGV[6] where the page starts, as
+  ZRANGEBYLEX takes it ("-", or "(<id>" after <id>)  ARGV[7] most ids
+  Returns {"lost"} when the lock is not ours; {"evicted"} when an id has lost its product or
+  sku; else {"ok", judged, created, unchanged, the mode applied, products dropped or copied,
+  the last id judged or "", sku, id, heldBy, ...} where each triple is a conflict (the commit
+  finds its positions afterwards). ]]
 if holder(K.products) ~= ARGV[1] then return {'lost'} end
 hold(K.products, ARGV[1], ARGV[2])
-local asked, seen = {}, {}
-for i = 7, #ARGV do
-  if not seen[ARGV[i]] then
-    seen[ARGV[i]] = true
-    asked[#asked + 1] = ARGV[i]
-  end
-end
-local found, ids, jsons = hmget(K.inProducts, asked), {}, {}
-for i = 1, #asked do
-  if found[i] then
-    ids[#ids + 1] = asked[i]
-    jsons[#jsons + 1] = found[i]
-  end
-end
+local ids = redis.call('ZRANGEBYLEX', K.inIds, ARGV[6], '+', 'LIMIT', 0, tonumber(ARGV[7]))
 local n = #ids
-if n == 0 then return {'ok', 0, 0, 0, 0} end
-local skus = hmget(K.inSkuOf, ids)
+if n == 0 then return {'ok', 0, 0, 0, ARGV[4], 0, ''} end
+local jsons, skus = hmget(K.inProducts, ids), hmget(K.inSkuOf, ids)
 for i = 1, n do
-  if not skus[i] then return {'evicted'} end
-end
-local out = {'ok', n}
--- A holder the import stages gets its own new sku (it claims none twice), so only others conflict.
-local holders, others, at = ARGV[6] == '1' and {} or hmget(K.skus, skus), {}, {}
-for i = 1, n do
-  local h = holders[i]
-  if h and h ~= ids[i] then
-    others[#others + 1] = h
-    at[#at + 1] = i
-  end
-end
-local lone = {}
-if #others > 0 then
-  local staged = hmget(K.inSkuOf, others)
-  for j = 1, #others do
-    if not staged[j] then lone[#lone + 1] = j end
-  end
+  if not jsons[i] or not skus[i] then return {'evicted'} end
 end
 local conflicts = {}
-if #lone > 0 then
-  local who = {}
-  for k, j in ipairs(lone) do who[k] = ids[at[j]] end
-  local spans = hmget(K.inPositions, who)
-  for k, j in ipairs(lone) do
-    local first, last = string.match(spans[k] or '', '^(%S+) (%S+)$')
-    for _, v in ipairs({skus[at[j]], who[k], others[j], first or '', last or ''}) do conflicts[#conflicts + 1] = v end
+if ARGV[5] ~= '1' then
+  -- A holder the import names moves to a new sku (the import claims none twice), so only
+  -- holders it does not name conflict. A holder it names is never dropped as unchanged (its sku
+  -- changes), so in:sku-of still names it.
+  local holders, others, at = hmget(K.skus, skus), {}, {}
+  for i = 1, n do
+    local h = holders[i]
+    if h and h ~= ids[i] then
+      others[#others + 1] = h
+      at[#at + 1] = i
+    end
+  end
+  if #others > 0 then
+    local named = hmget(K.inSkuOf, others)
+    for j = 1, #others do
+      if not named[j] then
+        local i = at[j]
+        for _, v in ipairs({skus[i], ids[i], others[j]}) do conflicts[#conflicts + 1] = v end
+      end
+    end
   end
 end
 local created, unchanged, changed = compare(K.products, ids, jsons, n)
-local staged = 0
-if ARGV[5] == '1' and #changed > 0 then
+local mode, moved = ARGV[4], 0
+if #conflicts > 0 then mode = 'none' end
+if mode == 'auto' then mode = unchanged > #changed and 'copy' or 'drop' end
+if mode == 'drop' and unchanged > 0 then
+  local kept, gone, goneSkus = {}, {}, {}
+  for _, i in ipairs(changed) do kept[i] = true end
+  for i = 1, n do
+    if not kept[i] then
+      gone[#gone + 1] = ids[i]
+      goneSkus[#goneSkus + 1] = skus[i]
+    end
+  end
+  bulk('HDEL', K.inProducts, gone)
+  bulk('HDEL', K.inSkuOf, gone)
+  bulk('HDEL', K.inSkus, goneSkus)
+  bulk('ZREM', K.inIds, gone)
+  moved = #gone
+elseif mode == 'copy' and #changed > 0 then
   write(K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds, ids, skus, jsons, changed, true)
-  staged = #changed
   for _, k in ipairs({K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds}) do redis.call('PEXPIRE', k, ARGV[3]) end
+  moved = #changed
 end
-bulk('HDEL', K.inProducts, ids)
-for _, k in ipairs({K.inProducts, K.inSkuOf, K.inPositions, K.inClaims}) do redis.call('PEXPIRE', k, ARGV[4]) end
-out[3], out[4], out[5] = created, unchanged, staged
+for _, k in ipairs({K.inProducts, K.inSkuOf, K.inSkus, K.inIds, K.inPositions}) do redis.call('PEXPIRE', k, ARGV[3]) end
+local out = {'ok', n, created, unchanged, mode, moved, ids[n]}
 for _, v in ipairs(conflicts) do out[#out + 1] = v end
 return out
+`,
+);
+
+/** Publishes a `beginImport` import by renaming its keys, which hold it in the shape of a site. */
+export const PUBLISH = script(
+  "import-publish",
+  [
+    "products",
+    "skus",
+    "skuOf",
+    "ids",
+    "mergingProducts",
+    "mergingSkus",
+    "mergingSkuOf",
+    "mergingIds",
+    "inProducts",
+    "inSkuOf",
+    "inSkus",
+    "inIds",
+    "inPositions",
+  ],
+  `
+--[[ import-publish: makes a beginImport import visible in one step, under the site lock. O(1):
+  four RENAMEs of its keys (and UNLINKs, which free replaced keys off the main thread, where
+  RENAME over a key would free it inline). First checks that each key of the import holds what
+  its adds counted (eviction) and that the site is as judged.
+  ARGV[1] lock token  ARGV[2] lock ttl (ms)  ARGV[3] where to: "empty" (into the site, only when
+  it holds no product: the bulk load of a new site, which needs no judging), "replace" (in place
+  of the site, whose size must be ARGV[8]), or "merge" (beside the site, as its merging keys;
+  into it when it is empty)  ARGV[4] "1" to publish, "0" to check only (a dry run)
+  ARGV[5] how many products the import holds (in:products, in:sku-of, in:ids)  ARGV[6] how many
+  skus (in:skus)  ARGV[7] how many chunks (in:pos)  ARGV[8] with "replace", the site's size as
+  judged
+  Returns "lost" (the lock is not ours, or the site is not as judged: nothing published),
+  "evicted" (a key of the import lost entries or vanished: nothing published), "occupied"
+  ("empty" into a site that holds products: nothing published, the caller judges the import),
+  "done" (published into the site or in its place, or nothing to publish, or checked only), or
+  "merge" (published as the merging keys; the caller folds them in). ]]
+if holder(K.products) ~= ARGV[1] then return 'lost' end
+local n = tonumber(ARGV[5])
+if redis.call('HLEN', K.inProducts) ~= n or redis.call('HLEN', K.inSkuOf) ~= n or redis.call('ZCARD', K.inIds) ~= n then
+  return 'evicted'
+end
+if redis.call('HLEN', K.inSkus) ~= tonumber(ARGV[6]) or redis.call('HLEN', K.inPositions) ~= tonumber(ARGV[7]) then
+  return 'evicted'
+end
+if redis.call('HEXISTS', K.products, MERGING) == 1 then return 'lost' end
+local mode, sites = ARGV[3], size(K.products)
+hold(K.products, ARGV[1], ARGV[2])
+if mode == 'empty' and sites > 0 then return 'occupied' end
+if mode == 'replace' and sites ~= tonumber(ARGV[8]) then return 'lost' end
+if ARGV[4] ~= '1' or (mode == 'merge' and n == 0) then return 'done' end
+local into = {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds}
+if mode ~= 'merge' or sites == 0 then
+  -- The site's keys are replaced whole; the lock is set again on the new products hash.
+  redis.call('UNLINK', K.products, K.skus, K.skuOf, K.ids)
+  into = {K.products, K.skus, K.skuOf, K.ids}
+end
+if n > 0 then
+  local from = {K.inProducts, K.inSkus, K.inSkuOf, K.inIds}
+  for i = 1, 4 do
+    redis.call('RENAME', from[i], into[i])
+    redis.call('PERSIST', into[i])
+  end
+end
+redis.call('UNLINK', K.inPositions)
+hold(K.products, ARGV[1], ARGV[2])
+if into[1] == K.products then return 'done' end
+redis.call('HSET', K.products, MERGING, '1')
+return 'merge'
 `,
 );

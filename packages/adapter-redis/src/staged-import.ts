@@ -172,9 +172,9 @@ function* idsOf(products: readonly Product[]): Generator<string> {
 /**
  * Copies into the staging the site's products among `ids` that are not staged (those a batch
  * leaves unchanged), so that it holds the batch's whole next state of the site. Ids already
- * staged are skipped, so a slice may repeat ids (an HSCAN page may).
+ * staged are skipped.
  */
-export async function backfillSlice(
+async function backfillSlice(
   ctx: StoreContext,
   keys: ImportKeys,
   token: string,

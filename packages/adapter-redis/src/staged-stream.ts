@@ -1,6 +1,7 @@
 // beginImport: an import that arrives in chunks and is never held by this process. Each chunk goes
-// to hashes in Redis named by the import's token (keys.ts, IncomingKeys), out of sight and without
-// the site lock; commit judges and publishes them there (stream-commit.ts).
+// to keys in Redis named by the import's token, kept in the shape of a site (keys.ts,
+// IncomingKeys), out of sight and without the site lock; commit judges them there and publishes
+// them by renaming them (stream-commit.ts).
 import type { Product, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
 import { CatalogError } from "@catalog-kit/catalog-core";
 import { type Chunk, chunksOf } from "./chunk.ts";
@@ -72,16 +73,20 @@ function* withPositions(chunks: Iterable<Chunk>, positions: readonly number[]): 
 /**
  * A `StagedImport` into `site`. `add` runs one ADD script per chunk (a few in flight) and keeps
  * only the sums of their replies; `commit` takes the site lock only once the import has no
- * conflict of its own. Every path ends with the import's keys dropped, and they expire anyway.
+ * conflict of its own. Every path ends with the import's keys dropped (renamed away when it was
+ * published), and they expire anyway.
  */
 export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOptions, host: StreamHost): StagedImport {
   const { dryRun } = options;
   const keys = incomingKeys(site, newToken());
   const ttlMs = Math.max(INCOMING_TTL_MS, 2 * ctx.lockTtlMs);
-  const tally: Tally = { ids: 0, claimed: 0, contested: 0 };
+  const tally: Tally = { ids: 0, claimed: 0, contested: 0, unheld: 0, chunks: 0 };
+  // Numbers the chunks sent, each once (the fields of in:pos).
+  let sent = 0;
   // "broken" once an add may have been applied in part: the tally no longer describes the staging.
   let state: "open" | "broken" | "settled" = "open";
-  const drop = () => ctx.drop([keys.inProducts, keys.inSkuOf, keys.inPositions, keys.inClaims]).catch(() => {});
+  const drop = () =>
+    ctx.drop([keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions, keys.inSpans]).catch(() => {});
 
   return {
     async add(products, positions) {
@@ -97,10 +102,12 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
           try {
             for (const [run, at] of runs(products, positions)) {
               await windowed(withPositions(chunksOf(run, ctx.chunkSize), at), ctx.window, async ([chunk, where]) => {
-                const reply = (await ctx.run(ADD, keys, [ttlMs, where, ...chunk.args])) as number[];
+                const reply = (await ctx.run(ADD, keys, [ttlMs, ++sent, where, ...chunk.args])) as number[];
                 tally.ids += reply[0] as number;
                 tally.claimed += reply[1] as number;
                 tally.contested += reply[2] as number;
+                tally.unheld += reply[3] as number;
+                tally.chunks += 1;
               });
             }
           } catch (error) {

@@ -1,26 +1,38 @@
-// The commit of a `beginImport` import, whose products wait in Redis (keys.ts, IncomingKeys): its
-// own sku claims first, then one pass that judges every product against the site under the lock
-// and stages what would change (and, for an import that replaces the site, a pass that copies in
-// the products it leaves unchanged), then the O(1) COMMIT that upsert's staged imports use.
+// The commit of a `beginImport` import, whose products wait in Redis in the shape of a site
+// (keys.ts, IncomingKeys): its own sku claims first; then, under the site lock, an import into an
+// empty site is published at once by renaming its keys into the site's; into a site with
+// products, one pass judges every product against the site, and what the import changes is
+// renamed into the merging keys (or the import's keys in place of the site, for a replace).
 import type { SkuConflict, UpsertResult, WriteOptions } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import { evictedStaging, lostLock, unavailable } from "./errors.ts";
 import { type IncomingKeys, importKeys, type ScriptKeys, type SiteKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
-import { mergeAll } from "./merge.ts";
+import { mergeAll, slices } from "./merge.ts";
 import { eachPage } from "./pages.ts";
-import { CHECK, CLAIMERS, INCOMING_SIZES } from "./scripts.ts";
-import { backfillSlice, commit, countsOf, siteSizeOf, stagingOf } from "./staged-import.ts";
+import { CLAIMERS, HOLDERS, INCOMING_SIZES, JUDGE, PUBLISH, SPANS, WHERE } from "./scripts.ts";
+import { commit, countsOf, siteSizeOf, stagingOf } from "./staged-import.ts";
+import { windowed } from "./windowed.ts";
 
 /** What an import's adds counted, summed from their replies: numbers, never the ids. */
 export interface Tally {
-  /** Distinct ids staged: the entries of in:products, in:sku-of and in:pos. */
+  /** Distinct ids staged: the entries of in:products, in:sku-of and in:ids. */
   ids: number;
-  /** Skus some staged id claims: the entries of in:claims. */
+  /** Skus some staged id claims: the entries of in:skus. */
   claimed: number;
   /** Skus more than one staged id claims. */
   contested: number;
+  /** Skus one staged id claims whose entry in in:skus does not name it (`""`). */
+  unheld: number;
+  /** Chunks staged: the entries of in:pos. */
+  chunks: number;
 }
+
+/** The keys a commit uses: the site's, its merging ones, the import's and the staging's of its lock. */
+type CommitKeys = ScriptKeys;
+
+/** A conflict found by judging, before its positions are looked up. */
+type Unplaced = Omit<SkuConflict, "position">;
 
 /** A conflict with the first position of its id, by which the answer is ordered (the order of the import). */
 type Ranked = SkuConflict & { readonly position: number; readonly first: number };
@@ -31,14 +43,50 @@ function ranked(conflicts: Ranked[]): SkuConflict[] {
 }
 
 /**
- * Throws unless each hash of the import holds as many entries as the adds counted (`judged` of
- * them already moved out of in:products). A `volatile-*` eviction policy deletes whole keys, so
- * any loss shows as a smaller hash.
+ * Throws unless each key of the import holds as many entries as the adds counted (`dropped` of
+ * the products since taken out of it as unchanged). A `volatile-*` eviction policy deletes
+ * whole keys, so any loss shows as a smaller key.
  */
-async function checkWhole(ctx: StoreContext, keys: IncomingKeys, tally: Tally, judged: number): Promise<void> {
-  const [products, skuOf, positions, claims] = (await ctx.run(INCOMING_SIZES, keys, [])) as number[];
-  const whole = [tally.ids - judged, tally.ids, tally.ids, tally.claimed];
-  if ([products, skuOf, positions, claims].some((size, i) => size !== whole[i])) throw evictedStaging();
+async function checkWhole(ctx: StoreContext, keys: IncomingKeys, tally: Tally, dropped = 0): Promise<void> {
+  const sizes = (await ctx.run(INCOMING_SIZES, keys, [])) as number[];
+  const kept = tally.ids - dropped;
+  const whole = [kept, kept, tally.claimed - dropped, kept, tally.chunks];
+  if (sizes.some((size, i) => size !== whole[i])) throw evictedStaging();
+}
+
+/**
+ * Builds in:spans (each id's first and last position) from the chunks' entries of in:pos, a
+ * chunk per call: only a commit that answers conflicts needs positions.
+ */
+async function buildSpans(ctx: StoreContext, keys: IncomingKeys, tally: Tally, ttlMs: number): Promise<void> {
+  function* numbers(): Generator<number> {
+    for (let n = 2; n <= tally.chunks; n++) yield n;
+  }
+  // The first call creates in:spans; every later one checks that it is still there.
+  const first = (await ctx.run(SPANS, keys, [ttlMs, "1", 1])) as string[];
+  if (first[0] === "evicted") throw evictedStaging();
+  await windowed(slices(numbers(), 1), ctx.window, async (chunk) => {
+    const reply = (await ctx.run(SPANS, keys, [ttlMs, "0", ...chunk])) as string[];
+    if (reply[0] === "evicted") throw evictedStaging();
+  });
+}
+
+/** `conflicts` with the positions of their ids (in:spans is built), in the order of the import. */
+async function placed(ctx: StoreContext, keys: IncomingKeys, conflicts: readonly Unplaced[]): Promise<SkuConflict[]> {
+  const out: Ranked[] = [];
+  await windowed(slices(conflicts, ctx.chunkSize), ctx.window, async (page) => {
+    const reply = (await ctx.run(
+      WHERE,
+      keys,
+      page.map(({ id }) => id),
+    )) as string[];
+    page.forEach((conflict, i) => {
+      const [first, last] = [reply[2 * i], reply[2 * i + 1]];
+      if (!first || !last) throw evictedStaging();
+      out.push({ ...conflict, position: Number(last), first: Number(first) });
+    });
+  });
+  return ranked(out);
 }
 
 /**
@@ -51,6 +99,7 @@ async function claimConflicts(ctx: StoreContext, keys: IncomingKeys): Promise<Sk
   await eachPage(ctx, keys.inSkuOf, async (ids) => {
     const reply = (await ctx.run(CLAIMERS, keys, ids)) as string[];
     for (let i = 0; i < reply.length; i += 4) {
+      if (reply[i + 2] === "" || reply[i + 3] === "") throw evictedStaging();
       const sku = reply[i + 1] as string;
       let claimers = claimersOf.get(sku);
       if (claimers === undefined) claimersOf.set(sku, (claimers = new Map()));
@@ -72,54 +121,100 @@ async function claimConflicts(ctx: StoreContext, keys: IncomingKeys): Promise<Sk
 }
 
 /**
- * Under the lock: judges every product of the import against the site, page by page, staging
- * the changed ones (unless dry run, or once a conflict is found), then publishes the staging.
- * Each product is judged once (CHECK moves it out of in:products), so the counts are exact.
- * An import that replaces the site and deletes some of its products has the products it leaves
- * unchanged copied into the staging (a second walk of its ids), which then replaces the site.
+ * Gives every sku of in:skus back to its one claimer, for an import in which an id moved off a
+ * sku that others still claimed (in:skus lost track of who holds it). A walk of the id index,
+ * a page per call; the site is not read, so it needs no lock.
+ */
+async function settleHolders(ctx: StoreContext, keys: IncomingKeys, ttlMs: number): Promise<void> {
+  for (let from = "-"; ; ) {
+    const reply = (await ctx.run(HOLDERS, keys, [ttlMs, from, ctx.chunkSize])) as (string | number)[];
+    if (reply[0] === "evicted") throw evictedStaging();
+    if ((reply[1] as number) < ctx.chunkSize) return;
+    from = `(${reply[2] as string}`;
+  }
+}
+
+/**
+ * Publishes the import by renaming its keys (PUBLISH), `dropped` of its products having been
+ * taken out as unchanged; with `check`, only checks it (a dry run). A lost reply to a call that
+ * may publish leaves the outcome unknown, and the error says so.
+ */
+async function publish(
+  ctx: StoreContext,
+  keys: CommitKeys,
+  token: string,
+  where: "empty" | "replace" | "merge",
+  tally: Tally,
+  { dropped = 0, siteSize = 0, check = false }: { dropped?: number; siteSize?: number; check?: boolean } = {},
+): Promise<"done" | "merge" | "occupied"> {
+  const kept = tally.ids - dropped;
+  const args = [token, ctx.lockTtlMs, where, check ? "0" : "1", kept, tally.claimed - dropped, tally.chunks, siteSize];
+  let outcome: unknown;
+  try {
+    outcome = await ctx.run(PUBLISH, keys, args);
+  } catch (error) {
+    throw unavailable(error, "commit of the import", check ? "nothing written" : "unknown");
+  }
+  if (outcome === "lost") throw lostLock();
+  if (outcome === "evicted") throw evictedStaging();
+  return outcome as "done" | "merge" | "occupied";
+}
+
+/**
+ * Under the lock, for a site that holds products: judges every product of the import against
+ * the site, a page of its id index per call, then publishes. Each id is judged once (the walk
+ * goes by id), so the counts are exact. What the import changes is published as the merging
+ * keys, from whichever writes less (the first page decides): the import's own keys, once the
+ * products it leaves unchanged are dropped from them as they are judged, or the stage: keys,
+ * into which the changed ones are copied (a re-import that changes few). A replace renames the
+ * import's keys in place of the site's: they hold its whole next state. Conflicts are returned
+ * without their positions, which the caller looks up once the lock is released.
  */
 async function judgeAndPublish(
   ctx: StoreContext,
-  keys: ScriptKeys,
+  keys: CommitKeys,
   token: string,
   tally: Tally,
   { dryRun, replace = false }: WriteOptions,
   ttlMs: number,
-): Promise<UpsertResult> {
+): Promise<UpsertResult | { unplaced: Unplaced[] }> {
   // Under the lock the site stays as it is until the commit, so its size is read once.
   const siteSize = replace ? await siteSizeOf(ctx, keys, token) : 0;
   let judged = 0;
   let created = 0;
   let unchanged = 0;
-  let staged = 0;
-  const conflicts: Ranked[] = [];
-  await eachPage(ctx, keys.inSkuOf, async (ids) => {
-    const stage = dryRun || conflicts.length > 0 ? "0" : "1";
-    const args = [token, ctx.lockTtlMs, 2 * ctx.lockTtlMs, ttlMs, stage, replace ? "1" : "0", ...ids];
-    const reply = (await ctx.run(CHECK, keys, args)) as (string | number)[];
+  let mode = dryRun || replace ? "none" : "auto";
+  let moved = 0;
+  const conflicts: Unplaced[] = [];
+  for (let from = "-"; ; ) {
+    const args = [token, ctx.lockTtlMs, ttlMs, conflicts.length > 0 ? "none" : mode, replace ? "1" : "0"];
+    const reply = (await ctx.run(JUDGE, keys, [...args, from, ctx.chunkSize])) as (string | number)[];
     if (reply[0] === "lost") throw lostLock();
     if (reply[0] === "evicted") throw evictedStaging();
-    judged += reply[1] as number;
+    const page = reply[1] as number;
+    judged += page;
     created += reply[2] as number;
     unchanged += reply[3] as number;
-    staged += reply[4] as number;
-    for (let i = 5; i < reply.length; i += 5) {
-      const [sku, id, heldBy, first, last] = reply.slice(i, i + 5) as string[];
-      conflicts.push({ sku, id, heldBy, position: Number(last), first: Number(first) } as Ranked);
+    if (reply[4] === "drop" || reply[4] === "copy") mode = reply[4];
+    moved += reply[5] as number;
+    for (let i = 7; i < reply.length; i += 3) {
+      const [sku, id, heldBy] = reply.slice(i, i + 3) as string[];
+      conflicts.push({ sku, id, heldBy } as Unplaced);
     }
-  });
-  // The scan walks in:sku-of: an evicted in:products leaves ids unjudged, an evicted in:sku-of
-  // ends the walk early, an evicted in:pos leaves conflicts without positions.
+    if (page < ctx.chunkSize) break;
+    from = `(${reply[6] as string}`;
+  }
+  // An evicted id index ends the walk early.
   if (judged !== tally.ids) throw evictedStaging();
-  await checkWhole(ctx, keys, tally, judged);
-  if (conflicts.length > 0) return { applied: false, conflicts: ranked(conflicts) };
+  await checkWhole(ctx, keys, tally, mode === "drop" ? moved : 0);
+  if (conflicts.length > 0) return { unplaced: conflicts };
   const counts = countsOf(judged, created, unchanged, replace, siteSize);
   if (dryRun) return { applied: true, counts };
-  // A replace that deletes nothing is an upsert, merged like one.
-  const whole = replace && counts.deleted !== 0;
-  if (whole && unchanged > 0) await eachPage(ctx, keys.inSkuOf, (ids) => backfillSlice(ctx, keys, token, ids));
-  // COMMIT checks the staging hashes themselves before it publishes them.
-  const outcome = await commit(ctx, keys, token, whole ? [judged, siteSize] : [staged, ""]);
+  // PUBLISH and COMMIT check the keys they rename before they do.
+  const outcome =
+    mode === "copy"
+      ? await commit(ctx, keys, token, [moved, ""])
+      : await publish(ctx, keys, token, replace ? "replace" : "merge", tally, { dropped: moved, siteSize });
   if (outcome === "merge") {
     // Committed: readers see the whole import already. If folding it in fails, the next writer
     // of the site finishes it, so the import has still succeeded.
@@ -130,9 +225,12 @@ async function judgeAndPublish(
 
 /**
  * Commits an import's staging as `StagedImport.commit` says: conflicts among its own ids alone
- * when there are any (found without the lock: they do not depend on the site), else judged
- * against the site and published as one step. The caller drops the import's keys afterwards.
- * Fails with "nothing written" before the COMMIT call, "unknown" if that call's reply is lost.
+ * when there are any (found without the lock: they do not depend on the site); else, under the
+ * lock, into an empty site by renaming its keys into the site's, with no judging (every product
+ * is created, and no sku of an empty site can conflict); else judged against the site and
+ * published as one step. Positions are gathered only to answer conflicts, without the lock.
+ * The caller drops the import's keys afterwards.
+ * Fails with "nothing written" before the publishing call, "unknown" if its reply is lost.
  */
 export async function commitIncoming(
   ctx: StoreContext,
@@ -142,25 +240,33 @@ export async function commitIncoming(
   options: WriteOptions,
   ttlMs: number,
 ): Promise<UpsertResult> {
+  const { dryRun, replace = false } = options;
   // An empty replace still empties the site, under the lock like any other.
-  if (tally.ids === 0 && !options.replace) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
+  if (tally.ids === 0 && !replace) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
   try {
-    await checkWhole(ctx, incoming, tally, 0);
+    await checkWhole(ctx, incoming, tally);
     if (tally.contested > 0) {
+      await buildSpans(ctx, incoming, tally, ttlMs);
       const conflicts = await claimConflicts(ctx, incoming);
-      // A claims or positions hash evicted during the walk would hide claimers or positions.
-      await checkWhole(ctx, incoming, tally, 0);
+      // An in:skus or in:sku-of evicted during the walk would hide claimers.
+      await checkWhole(ctx, incoming, tally);
       if (conflicts.length === 0) throw evictedStaging();
       return { applied: false, conflicts };
     }
-    return await withLock(ctx, site, async (token) => {
-      const keys: ScriptKeys = { ...importKeys(site, token), ...incoming };
+    if (tally.unheld > 0) await settleHolders(ctx, incoming, ttlMs);
+    const result = await withLock(ctx, site, async (token) => {
+      const keys: CommitKeys = { ...importKeys(site, token), ...incoming };
+      const fast = await publish(ctx, keys, token, "empty", tally, { check: dryRun });
+      if (fast === "done") return { applied: true, counts: countsOf(tally.ids, tally.ids, 0, replace, 0) } as const;
       try {
         return await judgeAndPublish(ctx, keys, token, tally, options, ttlMs);
       } finally {
         await ctx.drop(stagingOf(keys)).catch(() => {});
       }
     });
+    if (!("unplaced" in result)) return result;
+    await buildSpans(ctx, incoming, tally, ttlMs);
+    return { applied: false, conflicts: await placed(ctx, incoming, result.unplaced) };
   } catch (error) {
     throw unavailable(error, "commit of the import", "nothing written");
   }

@@ -8,7 +8,7 @@ import { chunksOf } from "../src/chunk.ts";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
 import { checkKeyPrefix, importKeys, siteKeys } from "../src/keys.ts";
 import { runScript } from "../src/lua.ts";
-import { ACQUIRE, BACKFILL, COMMIT, MERGE, STAGE } from "../src/scripts.ts";
+import { ACQUIRE, BACKFILL, COMMIT, MERGE, PUBLISH, STAGE } from "../src/scripts.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
 
@@ -167,7 +167,7 @@ describeWithRedis("list and replace on Redis", () => {
     expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
   });
 
-  test("a replace that deletes nothing is merged like an upsert: only the changed products are written", async () => {
+  test("a beginImport replace is renamed over the site: nothing copied, nothing merged", async () => {
     const store = open({ chunkSize: 100 });
     const site = uniqueSite();
     const all = Array.from({ length: 1_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
@@ -187,10 +187,12 @@ describeWithRedis("list and replace on Redis", () => {
       });
       const entries = (await admin.call("SLOWLOG", "GET", "-1")) as [number, number, number, string[]][];
       const called = new Set(entries.map(([, , , args]) => String(args[1])));
-      expect({ backfill: called.has(BACKFILL.sha), merge: called.has(MERGE.sha) }).toEqual({
-        backfill: false,
-        merge: true,
-      });
+      expect({
+        backfill: called.has(BACKFILL.sha),
+        merge: called.has(MERGE.sha),
+        stage: called.has(STAGE.sha),
+        published: called.has(PUBLISH.sha),
+      }).toEqual({ backfill: false, merge: false, stage: false, published: true });
     } finally {
       await admin.config("SET", "slowlog-log-slower-than", "10000");
     }

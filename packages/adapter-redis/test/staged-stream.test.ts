@@ -11,8 +11,9 @@ import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
-import { checkKeyPrefix, type IncomingKeys, incomingKeys, siteKeys } from "../src/keys.ts";
-import { ADD, COMMIT } from "../src/scripts.ts";
+import { checkKeyPrefix, type IncomingKeys, incomingKeys, LOCK_FIELD, siteKeys } from "../src/keys.ts";
+import { runScript } from "../src/lua.ts";
+import { ADD, COMMIT, PUBLISH, SPANS } from "../src/scripts.ts";
 import { INCOMING_TTL_MS } from "../src/staged-stream.ts";
 import { checkIndex, productIds } from "../src/testing/index.ts";
 import { type Argv, type FaultProxy, isScriptCall, mentions, startFaultProxy } from "./support/fault-proxy.ts";
@@ -61,6 +62,42 @@ describeWithRedis("beginImport on Redis", () => {
     const token = /:in:([0-9a-f]+):sku-of$/.exec(key as string)?.[1] as string;
     return incomingKeys(keysOf(site), token);
   };
+  /** Keyspace events on the site's keys (all of them, the import's included) from now until `stop()`, in order. */
+  const watchKeys = async (site: Site) => {
+    const base = keysOf(site).products.slice(0, -"products".length);
+    const channel = "__keyspace@0__:";
+    const marker = `end-${site.siteId}`;
+    const subscriber = new Redis(server.url);
+    const events: [key: string, event: string][] = [];
+    let ended = false;
+    subscriber.on("pmessage", (_pattern: string, from: string, event: string) => {
+      events.push([from.slice(channel.length), event]);
+    });
+    subscriber.on("message", (from: string) => {
+      if (from === marker) ended = true;
+    });
+    await admin.config("SET", "notify-keyspace-events", "KA");
+    // Connected first: ioredis's ready check (INFO) is refused once the connection subscribes.
+    await subscriber.ping();
+    await subscriber.psubscribe(`${channel}${base}*`);
+    await subscriber.subscribe(marker);
+    return {
+      /** The events so far: Redis sends them in order, so once the marker is in, all of them are. */
+      async stop(): Promise<[key: string, event: string][]> {
+        await admin.publish(marker, "end");
+        await until("the keyspace events", async () => ended || undefined);
+        await admin.config("SET", "notify-keyspace-events", "");
+        subscriber.disconnect();
+        return events;
+      },
+    };
+  };
+  /** The events of one key, in order. */
+  const eventsOf = (events: [string, string][], key: string) => events.filter(([k]) => k === key).map(([, e]) => e);
+  /** Keys of the site that are neither its own nor the import's: a `stage:` or `merging:` key. */
+  const copies = (events: [string, string][]) => [
+    ...new Set(events.map(([key]) => key).filter((key) => /:(stage|merging):/.test(key))),
+  ];
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -183,7 +220,7 @@ describeWithRedis("beginImport on Redis", () => {
     const staged = await store.beginImport(site, write);
     await addAll(staged, [range("id", 0, 700)]);
     const keys = await incomingOf(site);
-    const all = [keys.inProducts, keys.inSkuOf, keys.inPositions, keys.inClaims];
+    const all = [keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions];
     for (const key of all) {
       expect(await admin.pttl(key)).toBeGreaterThan(INCOMING_TTL_MS - 5_000);
       await admin.pexpire(key, 30_000);
@@ -217,27 +254,307 @@ describeWithRedis("beginImport on Redis", () => {
     expect(await again.commit()).toEqual({ applied: true, counts: { created: 600, updated: 0, unchanged: 1 } });
   });
 
-  describe.each(["inProducts", "inSkuOf", "inPositions", "inClaims"] as const)(
-    "a staging hash evicted before commit (%s)",
-    (name) => {
-      for (const dryRun of [false, true]) {
-        test(`${dryRun ? "dry run" : "write"}: STORAGE_UNAVAILABLE saying so, nothing written, no key left`, async () => {
-          const store = open();
-          const site = uniqueSite();
-          await store.upsert(site, [product("seed", "seed-sku")], write);
-          const staged = await store.beginImport(site, { dryRun });
-          await addAll(staged, [range("id", 0, 500), range("id", 500, 500)]);
-          await admin.del((await incomingOf(site))[name]);
-          const outcome = await settle(staged.commit());
-          expect(outcome.ok ? outcome.value : isUnavailable(outcome.error)).toBe(true);
-          expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
-          expect(await productIds(admin, keysOf(site))).toEqual(["seed"]);
-          expect(await stagingOf(site)).toEqual([]);
-          expect(await store.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
+  describe("the bulk load of an empty site", () => {
+    test("is published by renaming the import's keys into the site's: no product written again, no staging copy", async () => {
+      const store = open();
+      const site = uniqueSite();
+      const keys = keysOf(site);
+      const watch = await watchKeys(site);
+      const staged = await store.beginImport(site, write);
+      await addAll(staged, [range("id", 0, 1_000), range("id", 1_000, 1_000), range("id", 2_000, 1_000)]);
+      expect(await staged.commit()).toEqual({ applied: true, counts: { created: 3_000, updated: 0, unchanged: 0 } });
+      const events = await watch.stop();
+      expect(copies(events)).toEqual([]);
+      // The site's products hash is written only for the lock (a field of its own): the products
+      // arrive with the RENAME.
+      const onProducts = eventsOf(events, keys.products);
+      expect(onProducts.filter((e) => e === "hset").length).toBeLessThanOrEqual(3);
+      expect(onProducts.filter((e) => e !== "hset" && e !== "hdel")).toEqual(["del", "rename_to", "persist"]);
+      for (const key of [keys.skus, keys.skuOf, keys.ids])
+        expect(eventsOf(events, key)).toEqual(["rename_to", "persist"]);
+      for (const key of [keys.products, keys.skus, keys.skuOf, keys.ids]) expect(await admin.pttl(key)).toBe(-1);
+      expect(await productIds(admin, keys)).toHaveLength(3_000);
+      expect(await store.find(site, "sku-id-2999", "sku")).toEqual(product("id-2999", "sku-id-2999"));
+      expect((await store.list(site, undefined, 3)).map((p) => p.id)).toEqual(["id-0", "id-1", "id-10"]);
+      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
+    test("a dry run answers every product created and writes nothing", async () => {
+      const store = open();
+      const site = uniqueSite();
+      const staged = await store.beginImport(site, { dryRun: true });
+      await addAll(staged, [range("id", 0, 700), range("id", 0, 100, { price: 5 })]);
+      expect(await staged.commit()).toEqual({ applied: true, counts: { created: 700, updated: 0, unchanged: 0 } });
+      expect(await admin.exists(...Object.values(keysOf(site)))).toBe(0);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
+    test("replace: renamed the same way, every product created, none deleted", async () => {
+      const store = open();
+      const site = uniqueSite();
+      const watch = await watchKeys(site);
+      const staged = await store.beginImport(site, { dryRun: false, replace: true });
+      await addAll(staged, [range("id", 0, 800), range("id", 800, 400)]);
+      expect(await staged.commit()).toEqual({
+        applied: true,
+        counts: { created: 1_200, updated: 0, unchanged: 0, deleted: 0 },
+      });
+      const events = await watch.stop();
+      expect(copies(events)).toEqual([]);
+      expect(eventsOf(events, keysOf(site).skus)).toEqual(["rename_to", "persist"]);
+      expect(await productIds(admin, keysOf(site))).toHaveLength(1_200);
+      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
+    test("a site filled by another writer between the adds and the commit is judged: counts and conflicts against its products", async () => {
+      const store = open();
+      const site = uniqueSite();
+      const staged = await store.beginImport(site, write);
+      await addAll(staged, [range("id", 0, 600)]);
+      // Another writer creates the site meanwhile: id-5 as the import has it, id-6 otherwise, w apart.
+      const writer = [product("id-5", "sku-id-5"), product("id-6", "sku-id-6", { price: 3 }), product("w", "sku-w")];
+      await store.upsert(site, writer, write);
+      expect(await staged.commit()).toEqual({ applied: true, counts: { created: 598, updated: 1, unchanged: 1 } });
+      expect(await productIds(admin, keysOf(site))).toHaveLength(601);
+      expect(await store.find(site, "w")).toEqual(product("w", "sku-w"));
+      expect(await store.find(site, "id-6")).toEqual(product("id-6", "sku-id-6"));
+      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await stagingOf(site)).toEqual([]);
+
+      const other = uniqueSite();
+      const refused = await store.beginImport(other, write);
+      await addAll(refused, [range("id", 0, 600)]);
+      await store.upsert(other, [product("x", "sku-id-7")], write);
+      expect(await refused.commit()).toEqual({
+        applied: false,
+        conflicts: [{ sku: "sku-id-7", id: "id-7", heldBy: "x", position: 8 }],
+      });
+      expect(await productIds(admin, keysOf(other))).toEqual(["x"]);
+      expect(await stagingOf(other)).toEqual([]);
+    });
+  });
+
+  describe("skus several ids claim during the import", () => {
+    for (const [path, seed] of [
+      ["into an empty site", []],
+      ["into a site with products", [product("seed", "seed-sku")]],
+    ] as const) {
+      test(`${path}: the holder moving off while others still claim it, each sku goes to its one claimer at the end`, async () => {
+        const store = open();
+        const site = uniqueSite();
+        if (seed.length > 0) await store.upsert(site, seed, write);
+        const staged = await store.beginImport(site, write);
+        const filler = range("f", 0, 400);
+        // a, b and c claim x; a moves to y, then b to z: c is x's only claimer, which the
+        // import's keys no longer name.
+        await addAll(staged, [
+          [product("a", "x"), product("b", "x"), ...filler, product("c", "x")],
+          [product("a", "y")],
+          [product("b", "z")],
+        ]);
+        expect(await staged.commit()).toEqual({ applied: true, counts: { created: 403, updated: 0, unchanged: 0 } });
+        expect((await store.find(site, "x", "sku"))?.id).toBe("c");
+        expect((await store.find(site, "y", "sku"))?.id).toBe("a");
+        expect((await store.find(site, "z", "sku"))?.id).toBe("b");
+        expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+        expect(await stagingOf(site)).toEqual([]);
+      });
+    }
+
+    test("still claimed twice at commit: only those conflicts, with first and last positions, whatever the site holds", async () => {
+      const store = open();
+      const site = uniqueSite();
+      // The site's holder of sku-id-3 would be a conflict too, but the import's own come alone.
+      await store.upsert(site, [product("h", "sku-id-3")], write);
+      const staged = await store.beginImport(site, write);
+      await addAll(staged, [
+        range("id", 0, 500),
+        [product("twin", "sku-id-7"), product("id-7", "sku-id-7", { price: 1 })],
+        [product("twin", "sku-id-7", { price: 2 })],
+      ]);
+      expect(await staged.commit()).toEqual({
+        applied: false,
+        conflicts: [{ sku: "sku-id-7", id: "twin", heldBy: "id-7", position: 503 }],
+      });
+      expect(await productIds(admin, keysOf(site))).toEqual(["h"]);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+  });
+
+  test("replace into a site with products: judged, then renamed in place of the site; nothing copied, nothing merged", async () => {
+    const store = open();
+    const site = uniqueSite();
+    await store.upsert(site, range("id", 0, 500), write);
+    const next = range("id", 250, 500).map((p, i) => (i >= 50 && i < 100 ? { ...p, price: 9 } : p));
+    const watch = await watchKeys(site);
+    const staged = await store.beginImport(site, { dryRun: false, replace: true });
+    await addAll(staged, [next.slice(0, 300), next.slice(300)]);
+    expect(await staged.commit()).toEqual({
+      applied: true,
+      counts: { created: 250, updated: 50, unchanged: 200, deleted: 250 },
+    });
+    const events = await watch.stop();
+    expect(copies(events)).toEqual([]);
+    expect(eventsOf(events, keysOf(site).skus)).toEqual(["del", "rename_to", "persist"]);
+    expect(await store.find(site, "sku-id-0", "sku")).toBeUndefined();
+    expect(await store.find(site, "id-300")).toEqual(product("id-300", "sku-id-300", { price: 9 }));
+    expect(await productIds(admin, keysOf(site))).toHaveLength(500);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+    expect(await stagingOf(site)).toEqual([]);
+  });
+
+  /**
+   * Runs `body` with every command in the SLOWLOG; then, for a script, the ARGV of each of its
+   * calls (EVALSHA, sha, numkeys and the keys come first), indexed from 1 as in Lua.
+   */
+  const recording = async (body: () => Promise<void>) => {
+    await admin.config("SET", "slowlog-max-len", "1024");
+    await admin.config("SET", "slowlog-log-slower-than", "0");
+    let entries: [number, number, number, string[]][];
+    try {
+      await admin.call("SLOWLOG", "RESET");
+      await body();
+      entries = (await admin.call("SLOWLOG", "GET", "-1")) as typeof entries;
+    } finally {
+      await admin.config("SET", "slowlog-log-slower-than", "10000");
+      await admin.config("SET", "slowlog-max-len", "128");
+    }
+    return (script: typeof PUBLISH | typeof COMMIT) =>
+      entries
+        .map(([, , , args]) => args)
+        .filter((args) => args[1] === script.sha)
+        .map((args) => [undefined, ...args.slice(3 + script.keys.length)]);
+  };
+
+  for (const [what, changes, mode] of [
+    [
+      "most products: the unchanged ones are dropped from the import's keys, which are renamed into the merging keys",
+      900,
+      "drop",
+    ],
+    [
+      "few products: the changed ones are copied into the stage: keys, which are renamed into the merging keys",
+      100,
+      "copy",
+    ],
+  ] as const) {
+    test(`a re-import that changes ${what}`, async () => {
+      const store = open();
+      const site = uniqueSite();
+      await store.upsert(site, range("id", 0, 1_000), write);
+      const watch = await watchKeys(site);
+      const staged = await store.beginImport(site, write);
+      const again = range("id", 0, 1_000).map((p, i) =>
+        (i % 10 === 0) === (mode === "copy") ? { ...p, price: 4 } : p,
+      );
+      // The new ids sort after the others: the first page judged is a fair sample of the re-import.
+      await addAll(staged, [again, range("new", 0, 200)]);
+      let result: unknown;
+      const calls = await recording(async () => {
+        result = await staged.commit();
+      });
+      expect(result).toEqual({ applied: true, counts: { created: 200, updated: changes, unchanged: 1_000 - changes } });
+      const events = await watch.stop();
+      // What is renamed into the merging keys is what changed, no more: PUBLISH (the import's
+      // keys) or COMMIT (the stage: keys) is told how many products, and refuses unless its keys
+      // hold exactly that many.
+      const published = calls(PUBLISH)
+        .filter((argv) => argv[3] === "merge")
+        .map((argv) => argv[5]);
+      const committed = calls(COMMIT).map((argv) => argv[3]);
+      const staging = copies(events).filter((key) => key.includes(":stage:"));
+      if (mode === "drop") {
+        expect({ published, committed, staging }).toEqual({
+          published: [String(changes + 200)],
+          committed: [],
+          staging: [],
         });
+      } else {
+        expect({ published, committed }).toEqual({ published: [], committed: [String(changes + 200)] });
+        expect(staging).not.toEqual([]);
       }
+      expect(eventsOf(events, keysOf(site).mergingProducts)[0]).toBe("rename_to");
+      expect(await admin.exists(keysOf(site).mergingProducts)).toBe(0);
+      expect(await store.find(site, "id-10")).toEqual(again[10]);
+      expect(await productIds(admin, keysOf(site))).toHaveLength(1_200);
+      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+  }
+
+  describe.each(["inProducts", "inSkuOf", "inSkus", "inIds", "inPositions"] as const)(
+    "a key of the import evicted before commit (%s)",
+    (name) => {
+      for (const [path, seed] of [
+        ["into an empty site (renamed)", []],
+        ["into a site with products (judged)", [product("seed", "seed-sku")]],
+      ] as const) {
+        for (const dryRun of [false, true]) {
+          test(`${path}, ${dryRun ? "dry run" : "write"}: STORAGE_UNAVAILABLE saying so, nothing written, no key left`, async () => {
+            const store = open();
+            const site = uniqueSite();
+            if (seed.length > 0) await store.upsert(site, seed, write);
+            const staged = await store.beginImport(site, { dryRun });
+            await addAll(staged, [range("id", 0, 500), range("id", 500, 500)]);
+            await admin.del((await incomingOf(site))[name]);
+            const outcome = await settle(staged.commit());
+            expect(outcome.ok ? outcome.value : isUnavailable(outcome.error)).toBe(true);
+            expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
+            expect(await productIds(admin, keysOf(site))).toEqual(seed.map((p) => p.id));
+            expect(await stagingOf(site)).toEqual([]);
+            expect(await store.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
+          });
+        }
+      }
+
+      test("evicted after commit counted it: the publishing script itself refuses, and renames nothing", async () => {
+        const store = open();
+        const site = uniqueSite();
+        const staged = await store.beginImport(site, write);
+        // Chunks of 300: 4 chunks, 1,000 ids and skus.
+        await addAll(staged, [range("id", 0, 500), range("id", 500, 500)]);
+        const keys = { ...keysOf(site), ...(await incomingOf(site)) };
+        await admin.del(keys[name]);
+        const token = "evict-test";
+        await admin.hset(keys.products, LOCK_FIELD, `${token} ${Date.now() + 60_000}`);
+        expect(await runScript(admin, PUBLISH, keys, [token, 10_000, "empty", "1", 1_000, 1_000, 4, 0])).toBe(
+          "evicted",
+        );
+        expect(await productIds(admin, keysOf(site))).toEqual([]);
+        expect(await admin.exists(keysOf(site).skus, keysOf(site).skuOf, keysOf(site).ids)).toBe(0);
+        await admin.hdel(keys.products, LOCK_FIELD);
+        await staged.abort();
+        expect(await stagingOf(site)).toEqual([]);
+      });
     },
   );
+
+  test("positions gathered for conflicts: an in:spans evicted between two chunks is found, not rebuilt in part", async () => {
+    const store = open();
+    const site = uniqueSite();
+    const staged = await store.beginImport(site, write);
+    await addAll(staged, [range("id", 0, 500)]);
+    const keys = await incomingOf(site);
+    expect(await runScript(admin, SPANS, keys, [60_000, "1", 1])).toEqual(["ok"]);
+    expect(await admin.hget(keys.inSpans, "id-3")).toBe("4 4");
+    await admin.del(keys.inSpans);
+    expect(await runScript(admin, SPANS, keys, [60_000, "0", 2])).toEqual(["evicted"]);
+    await staged.abort();
+    expect(await stagingOf(site)).toEqual([]);
+  });
+
+  test("a contested import whose positions were evicted: STORAGE_UNAVAILABLE, never conflicts without positions", async () => {
+    const store = open();
+    const site = uniqueSite();
+    const staged = await store.beginImport(site, write);
+    await addAll(staged, [range("id", 0, 500), [product("twin", "sku-id-7")]]);
+    await admin.del((await incomingOf(site)).inPositions);
+    const outcome = await settle(staged.commit());
+    expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
+    expect(await stagingOf(site)).toEqual([]);
+  });
 
   describe("lost replies", () => {
     let proxy: FaultProxy;
@@ -273,6 +590,25 @@ describeWithRedis("beginImport on Redis", () => {
       expect(await stagingOf(site)).toEqual([]);
     });
 
+    const publishing = (site: Site, where: string) => (argv: Argv) =>
+      scriptCall(site, PUBLISH.sha)(argv) && argv.some((arg) => arg.toString() === where);
+
+    test("a commit into an empty site whose reply is lost: STORAGE_UNAVAILABLE that does not claim nothing was written; all or nothing", async () => {
+      const store = open({ url: proxy.url });
+      const site = uniqueSite();
+      const staged = await store.beginImport(site, write);
+      await addAll(staged, [range("id", 0, 900)]);
+      const dropped = proxy.dropReplyAfter(publishing(site, "empty"));
+      const outcome = await settle(staged.commit());
+      await dropped;
+      expect(outcome.ok ? outcome.value : (outcome.error as Error).message).toMatch(/may or may not have been applied/);
+      const direct = open();
+      expect(await direct.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
+      expect([1, 901]).toContain((await productIds(admin, keysOf(site))).length);
+      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
     test("a commit whose reply is lost: STORAGE_UNAVAILABLE that does not claim nothing was written; all or nothing", async () => {
       const store = open({ url: proxy.url });
       const site = uniqueSite();
@@ -280,7 +616,7 @@ describeWithRedis("beginImport on Redis", () => {
       const staged = await store.beginImport(site, write);
       const batch = range("id", 0, 900);
       await addAll(staged, [batch]);
-      const dropped = proxy.dropReplyAfter(scriptCall(site, COMMIT.sha));
+      const dropped = proxy.dropReplyAfter(publishing(site, "merge"));
       const outcome = await settle(staged.commit());
       await dropped;
       expect(outcome.ok ? outcome.value : (outcome.error as Error).message).toMatch(/may or may not have been applied/);

@@ -1,7 +1,7 @@
 // Seeing what a site holds over HTTP: a page of products as JSON, or the whole site streamed as
 // an import file (CSV or NDJSON), chosen by the Accept header.
-import { once } from "node:events";
 import type { ServerResponse } from "node:http";
+import { setImmediate } from "node:timers/promises";
 import { type Catalog, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
 import { invalidQuery } from "./routes.ts";
 import { sendJson } from "./success.ts";
@@ -54,6 +54,19 @@ export async function sendPage(
   sendJson(res, JSON.stringify(body), requestId);
 }
 
+// Resolves when the response takes more, or is gone; leaves no listener behind.
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
 /**
  * Streams every product of the site as an import file, a page at a time, waiting for the
  * client to take each before reading the next: the server's memory does not grow with the site.
@@ -74,7 +87,10 @@ export async function sendExport(
   try {
     for (; !next.done; next = await pieces.next()) {
       if (res.destroyed) return;
-      if (!res.write(next.value)) await Promise.race([once(res, "drain"), once(res, "close")]);
+      if (!res.write(next.value)) await drained(res);
+      // A store that answers at once (memory) and a client that keeps up would otherwise keep
+      // the event loop to this export until its end: every other request waits a turn per page.
+      await setImmediate();
     }
     res.end();
   } catch (error) {

@@ -1,7 +1,10 @@
 // Browse, export and full sync over HTTP: list pages with cursors, exports by Accept that import
 // back whole, and mode=replace on the bulk imports.
+import { spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ProductSchema } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
+import { startCli, stopCli } from "@catalog-kit/test-support/http";
 import fc from "fast-check";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
@@ -147,6 +150,41 @@ describe("export by Accept", () => {
       );
     });
   }
+
+  it("keeps serving other requests while it exports from a store that answers at once", async () => {
+    // Out of process, server and client, so that neither waits for the other's event loop.
+    const cli = startCli();
+    try {
+      const out = await cli.waitForOutput(/Access token: \S+\n[\s\S]*listening|listening[\s\S]*Access token: \S+\n/);
+      const url = /listening on (http:\S+)/.exec(out)?.[1] as string;
+      const token = /Access token: (\S+)/.exec(out)?.[1] as string;
+      const lines = Array.from({ length: 150_000 }, (_, i) => JSON.stringify(product(`id-${i}`, `S-${i}`))).join("\n");
+      const loaded = await fetch(`${url}${BASE}/bulk?siteId=demo&siteType=demo`, {
+        method: "POST",
+        headers: { "x-service-access-token": token, "content-type": "application/x-ndjson" },
+        body: lines,
+      });
+      expect(loaded.status).toBe(200);
+      const curl = spawn("curl", [
+        "-sS",
+        "-o",
+        "/dev/null",
+        "-H",
+        `X-Service-Access-Token: ${token}`,
+        "-H",
+        "Accept: text/csv",
+        `${url}${BASE}?siteId=demo&siteType=demo`,
+      ]);
+      const exported = new Promise<number>((resolve) => curl.on("exit", () => resolve(performance.now())));
+      await sleep(50);
+      const sent = performance.now();
+      const health = await fetch(`${url}/healthz`).then(() => performance.now());
+      // Answered between two pages, long before the export ends; not once the export is over.
+      expect(health - sent).toBeLessThan(((await exported) - sent) / 2);
+    } finally {
+      await stopCli(cli);
+    }
+  }, 60_000);
 
   it("streams a site larger than one page, and refuses list parameters", async () => {
     server = await startTestServer();
