@@ -116,8 +116,7 @@ async function* bodyOf(format: Format, produced: Produced, badLast: boolean): As
   const room = budget - (badLast ? 16 * 1024 : 0);
   let parts: string[] = [];
   let pending = 0;
-  const add = (text: string) => {
-    const size = Buffer.byteLength(text);
+  const add = (text: string, size = Buffer.byteLength(text)) => {
     parts.push(text);
     pending += size;
     produced.bytes += size;
@@ -126,11 +125,12 @@ async function* bodyOf(format: Format, produced: Produced, badLast: boolean): As
   if (format === "csv") add(CSV_HEADER);
   for (const product of productsFrom(0)) {
     const text = encode(product);
-    if (produced.bytes + Buffer.byteLength(text) > room) {
+    const size = Buffer.byteLength(text);
+    if (produced.bytes + size > room) {
       if (badLast) add(encode({ ...product, price: -1 }));
       break;
     }
-    add(text);
+    add(text, size);
     produced.products++;
     if (pending >= WRITE_BYTES) {
       yield Buffer.from(parts.join(""));

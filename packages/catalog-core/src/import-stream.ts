@@ -14,8 +14,10 @@ export type StreamFormat = "csv" | "ndjson";
 /** A streamed body: bytes (UTF-8) or text, in chunks of any size; a Node stream is one, an array too. */
 export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
-// Products handed to the store at once: a few round trips' worth, a megabyte or so in memory.
-const CHUNK = 1_000;
+// Products handed to the store at once: a few megabytes in memory, and several of a networked
+// store's calls, which it may have in flight together while the next chunk is decoded (measured:
+// 3,000 took a 1 GiB NDJSON import into Redis from 0.92x to 1.0x the buffered import's rate).
+const CHUNK = 3_000;
 
 function notWellFormed(): CatalogError {
   return new CatalogError("VALIDATION_FAILED", "The text is not well-formed Unicode", {
