@@ -9,7 +9,7 @@
 import { request } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { setImmediate, setTimeout as sleep } from "node:timers/promises";
+import { setImmediate } from "node:timers/promises";
 import { createGzip } from "node:zlib";
 import type { Product, Site } from "@catalog-kit/catalog-core";
 import { haveRedisServer, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
@@ -27,6 +27,7 @@ import {
   type Standalone,
   startStandalone,
 } from "../standalone.ts";
+import { probe, type RedisFigures, RedisWatch } from "../watch.ts";
 
 const { quick, only, sizes } = benchOptions();
 const MB = 1_048_576;
@@ -208,107 +209,6 @@ function postStream(
   });
 }
 
-/** The Redis side of a case: the longest calls SLOWLOG recorded, Redis's CPU and memory. */
-interface RedisFigures {
-  /** Longest script call (EVALSHA, EVAL, FCALL), ms, and the command with the keys it named. */
-  readonly script: number;
-  readonly scriptCall: string;
-  /** Longest command of any kind, ms, likewise. */
-  readonly any: number;
-  readonly anyCall: string;
-  /** Script calls of 10 ms or more. */
-  readonly over10: number;
-  readonly cpuSeconds: number;
-  readonly peakBytes: number;
-  readonly usedBytes: number;
-  /** Keys in Redis before the case and after it. */
-  readonly keysBefore: number;
-  readonly keys: number;
-}
-
-/**
- * A logged command as its name and the keys it named, without the site's part and the import's
- * token ("EVALSHA in:products in:sku-of"): which step of an import it was.
- */
-function callOf(args: readonly string[]): string {
-  const name = String(args[0]).toUpperCase();
-  const keys = name.startsWith("EVAL") || name === "FCALL" ? args.slice(3, 3 + Number(args[2])) : args.slice(1, 2);
-  const roles = keys.map((key) =>
-    String(key)
-      .replace(/^[^{]*\{[^}]*\}:/, "")
-      .replace(/^(in|stage):[^:]+:/, "$1:"),
-  );
-  return [name, ...new Set(roles)].join(" ");
-}
-
-/**
- * Watches one redis-server through a case: every command is logged (`slowlog-log-slower-than 0`,
- * a few thousand calls for a gigabyte) and the log is read and emptied each second in one
- * transaction, so no entry is lost and the log stays short.
- */
-class RedisWatch {
-  private readonly admin: Redis;
-  private readonly pid: number;
-  private timer: NodeJS.Timeout | undefined;
-  private cpuBefore = 0;
-  private keysBefore = 0;
-  private script = 0;
-  private scriptCall = "";
-  private any = 0;
-  private anyCall = "";
-  private over10 = 0;
-  private draining: Promise<void> = Promise.resolve();
-
-  constructor(admin: Redis, pid: number) {
-    this.admin = admin;
-    this.pid = pid;
-  }
-
-  async start(): Promise<void> {
-    await this.admin.config("SET", "slowlog-log-slower-than", "0");
-    await this.admin.config("SET", "slowlog-max-len", "100000");
-    await this.admin.call("SLOWLOG", "RESET");
-    this.cpuBefore = await cpuSecondsOf(this.pid);
-    this.keysBefore = await this.admin.dbsize();
-    this.timer = setInterval(() => {
-      this.draining = this.draining.then(() => this.drain());
-    }, 1_000);
-  }
-
-  private async drain(): Promise<void> {
-    const replies = await this.admin.multi().call("SLOWLOG", "GET", "-1").call("SLOWLOG", "RESET").exec();
-    const entries = (replies?.[0]?.[1] ?? []) as [number, number, number, string[]][];
-    for (const [, , micros, args] of entries) {
-      const name = String(args[0]).toUpperCase();
-      const script = name === "EVALSHA" || name === "EVAL" || name === "FCALL";
-      if (script && micros >= 10_000) this.over10++;
-      if (script && micros > this.script) [this.script, this.scriptCall] = [micros, callOf(args)];
-      if (micros > this.any) [this.any, this.anyCall] = [micros, callOf(args)];
-    }
-  }
-
-  async stop(): Promise<RedisFigures> {
-    clearInterval(this.timer);
-    await this.draining;
-    await this.drain();
-    const cpuSeconds = (await cpuSecondsOf(this.pid)) - this.cpuBefore;
-    const memory = await this.admin.info("memory");
-    const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, "m").exec(memory)?.[1] ?? Number.NaN);
-    return {
-      script: this.script / 1000,
-      scriptCall: this.scriptCall,
-      any: this.any / 1000,
-      anyCall: this.anyCall,
-      over10: this.over10,
-      cpuSeconds,
-      peakBytes: field("used_memory_peak"),
-      usedBytes: field("used_memory"),
-      keysBefore: this.keysBefore,
-      keys: await this.admin.dbsize(),
-    };
-  }
-}
-
 /** One case's figures. */
 interface Measured {
   readonly products: number;
@@ -357,28 +257,6 @@ async function rig(storage: Storage, name: string): Promise<Rig> {
   };
 }
 
-/** Asks `GET /healthz` (which pings the store) every 200 ms on a connection of its own. */
-function probe(url: string): () => Promise<{ stall: number; failures: number }> {
-  const connection = new Connection(url, TOKEN);
-  let running = true;
-  let stall = 0;
-  let failures = 0;
-  const loop = (async () => {
-    while (running) {
-      const answer = await connection.send("GET", "/healthz", undefined, 600_000);
-      stall = Math.max(stall, answer.ms);
-      if (answer.status !== 200) failures++;
-      await sleep(200);
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    connection.close();
-    return { stall, failures };
-  };
-}
-
 /**
  * Runs `send` against the rig's server, measuring wall time, the server's CPU and RSS (its peak
  * is the process's: the server is fresh), how long it stalled, the client's CPU, and Redis's side.
@@ -403,7 +281,7 @@ async function measure(
   const serverBefore = await cpuSecondsOf(server.pid);
   const clientBefore = process.cpuUsage();
   const started = performance.now();
-  const probed = probe(server.url);
+  const probed = probe(server.url, TOKEN);
   let answer: Answer | undefined;
   try {
     answer = await send();
