@@ -168,4 +168,3 @@ async function serve(): Promise<void> {
   }
   catalog.checkHealth().catch((error: unknown) => console.error("Warning: the storage does not answer yet:", error));
 }
-
