@@ -1,9 +1,9 @@
 // Debian's wrk as the load generator for GETs: a C program on one thread, so that the server, not
-// the generator, is the bound. Its CPU time is read from /proc like the server's: wrk runs under
-// a shell that prints its own stat line once wrk has exited, whose cutime + cstime is wrk's.
-import { spawn, spawnSync } from "node:child_process";
+// the generator, is the bound. Its CPU time is read from /proc like the server's (child.ts).
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runMeasured } from "./child.ts";
 
 /** Whether `wrk` is on PATH (its `--version` exits with 1, so only a failure to start counts). */
 export function haveWrk(): boolean {
@@ -50,33 +50,20 @@ function millis(text: string | undefined): number {
 }
 
 /** Runs `wrk -t1 -c<connections> -d<seconds>s --latency -s <script> <url>`. */
-export function runWrk(url: string, script: string, connections: number, seconds: number): Promise<WrkResult> {
-  const shell = 'wrk "$@"; status=$?; echo "@@stat $(cat /proc/$$/stat)"; exit $status';
+export async function runWrk(url: string, script: string, connections: number, seconds: number): Promise<WrkResult> {
   const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", script, url];
-  const child = spawn("sh", ["-c", shell, "sh", ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`wrk exited with ${code}:\n${out}`));
-      const done = /(\d+) requests in ([\d.]+)(\w+),/.exec(out);
-      const stat = /@@stat (.*)/.exec(out)?.[1] ?? "";
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-      const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
-      if (done === null) return reject(new Error(`unexpected wrk output:\n${out}`));
-      resolve({
-        requests: Number(done[1]),
-        seconds: millis(`${done[2]}${done[3]}`) / 1_000,
-        p99: millis(/\s99%\s+(\S+)/.exec(out)?.[1]),
-        // cutime + cstime: the waited-for child's CPU, in ticks of 1/100 s (USER_HZ).
-        cpuSeconds: (Number(fields[13]) + Number(fields[14])) / 100,
-        failures: non2xx + socketErrors,
-      });
-    });
-  });
+  const { code, stdout: out, stderr, cpuSeconds } = await runMeasured("wrk", args);
+  if (code !== 0) throw new Error(`wrk exited with ${code}:\n${out}${stderr}`);
+  const done = /(\d+) requests in ([\d.]+)(\w+),/.exec(out);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  if (done === null) throw new Error(`unexpected wrk output:\n${out}`);
+  return {
+    requests: Number(done[1]),
+    seconds: millis(`${done[2]}${done[3]}`) / 1_000,
+    p99: millis(/\s99%\s+(\S+)/.exec(out)?.[1]),
+    cpuSeconds,
+    failures: non2xx + socketErrors,
+  };
 }

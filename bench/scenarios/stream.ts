@@ -5,8 +5,12 @@
 // storage, a fresh server (and on Redis a fresh redis-server) and a fresh site for every case, so
 // that each peak RSS is that case's. Beside them, in the same run: today's buffered bulk JSON
 // import of the same products into the same storage, 1,000 a request. Last, the same NDJSON into
-// Redis with one invalid product on its very last line: refused whole, naming that line.
+// Redis with one invalid product on its very last line: refused whole, naming that line. And the
+// same NDJSON as a file on disk, sent by the `catalog-kit import` command against `curl -T`.
+import { spawnSync } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { request } from "node:http";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setImmediate } from "node:timers/promises";
@@ -14,6 +18,7 @@ import { createGzip } from "node:zlib";
 import type { Product, Site } from "@catalog-kit/catalog-core";
 import { haveRedisServer, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { Redis } from "ioredis";
+import { runMeasured } from "../child.ts";
 import { Connection, problemCode } from "../client.ts";
 import { CSV_HEADER, generateProducts, toCsvRecord } from "../data.ts";
 import { benchOptions } from "../options.ts";
@@ -26,6 +31,7 @@ import {
   rssOf,
   type Standalone,
   startStandalone,
+  tempDir,
 } from "../standalone.ts";
 import { probe, type RedisFigures, RedisWatch } from "../watch.ts";
 
@@ -48,15 +54,15 @@ const API = "/external/product/v1";
 
 type Storage = "memory" | "redis";
 type Format = "ndjson" | "csv";
-type CaseName = "ndjson" | "csv" | "gzip" | "bad-row";
+type CaseName = "ndjson" | "csv" | "gzip" | "bad-row" | "cli";
 
 const STORAGES: readonly Storage[] = ["memory", "redis"];
-const CASES: readonly CaseName[] = ["ndjson", "csv", "gzip", "bad-row"];
+const CASES: readonly CaseName[] = ["ndjson", "csv", "gzip", "bad-row", "cli"];
 // Which cases each storage runs: gzip costs the server the same whatever the store, and the
 // refusal of a bad last line matters most where the staging lives outside the process.
 const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
-  memory: ["ndjson", "csv", "gzip"],
-  redis: ["ndjson", "csv", "bad-row"],
+  memory: ["ndjson", "csv", "gzip", "cli"],
+  redis: ["ndjson", "csv", "bad-row", "cli"],
 };
 
 /** `--only memory|redis` and `--only ndjson|csv|gzip|bad-row` (repeatable) narrow the run. */
@@ -209,6 +215,13 @@ function postStream(
   });
 }
 
+/** `m` with the server's V8 heap in use, from its `/metrics` (prom-client's `nodejs_heap_size_used_bytes`). */
+async function withHeap(server: Standalone, m: Measured): Promise<Measured> {
+  const answer = await new Connection(server.url, TOKEN).send("GET", "/metrics");
+  const bytes = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(answer.body)?.[1];
+  return bytes === undefined ? m : { ...m, heapAfter: Number(bytes) };
+}
+
 /** One case's figures. */
 interface Measured {
   readonly products: number;
@@ -221,6 +234,8 @@ interface Measured {
   /** Server RSS when half the products had been sent. */
   readonly halfRss: number | undefined;
   readonly peakRss: number | undefined;
+  /** On memory storage, the server's heap in use once it answered (`/metrics`): the stored products, mostly. */
+  readonly heapAfter?: number;
   /** The longest a `GET /healthz` asked every 200 ms waited meanwhile, ms: how long the server (or its store) stalled. */
   readonly stall: number;
   /** Answers of those probes that were not 200. */
@@ -426,6 +441,7 @@ function describe(m: Measured): string {
 }
 
 const LABEL: Readonly<Record<CaseName, string>> = {
+  cli: "NDJSON file sent by `catalog-kit import FILE` (the command's source under tsx, progress lines on a pipe)",
   ndjson: "NDJSON import",
   csv: "CSV import",
   gzip: "gzipped NDJSON import (Content-Encoding: gzip, level 1)",
@@ -439,7 +455,8 @@ function sizeLabel(m: Measured): string {
 const SERVER = "standalone server as `npm start` runs it";
 
 function streamRows(storage: Storage, name: CaseName, m: Measured, baseline: Measured, baselineName: string): Row[] {
-  const subject = `streamed ${LABEL[name]} over HTTP, ${storage}, ${sizeLabel(m)} in one chunked request, ${SERVER}`;
+  const request = name === "cli" ? "one request with a Content-Length" : "one chunked request";
+  const subject = `streamed ${LABEL[name]} over HTTP, ${storage}, ${sizeLabel(m)} in ${request}, ${SERVER}`;
   const rows: Row[] = [
     {
       scenario: subject,
@@ -447,6 +464,8 @@ function streamRows(storage: Storage, name: CaseName, m: Measured, baseline: Mea
       unit: "products/s",
       baseline: { name: baselineName, figure: rate(baseline), unit: "products/s" },
       ratio: rate(m) / rate(baseline),
+      // A streamed NDJSON import into Redis is to be at least as fast as the buffered one.
+      ...(storage === "redis" && name === "ndjson" ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
       note: `${describe(m)}; baseline: ${describe(baseline)}`,
     },
   ];
@@ -457,7 +476,19 @@ function streamRows(storage: Storage, name: CaseName, m: Measured, baseline: Mea
       unit: "MB",
       baseline: { name: baselineName, figure: megabytes(baseline.peakRss), unit: "MB" },
       ratio: m.peakRss / baseline.peakRss,
+      // Into Redis the staging lives in Redis: the server's peak is to stay under 300 MB.
+      ...(storage === "redis" ? { target: { label: "<= 300 MB", max: 300 } } : {}),
       note: `fresh server for each; idle ${fixed(megabytes(m.idleRss), 0)} MB`,
+    });
+  }
+  if (m.peakRss !== undefined && m.heapAfter !== undefined) {
+    // Into memory the server keeps the products: what it may take beyond them is 300 MB.
+    rows.push({
+      scenario: `server peak RSS above the heap in use once it answered (the stored products, and garbage not yet collected), ${subject}`,
+      figure: megabytes(m.peakRss - m.heapAfter),
+      unit: "MB",
+      target: { label: "<= 300 MB", max: 300 },
+      note: `peak RSS ${fixed(megabytes(m.peakRss), 0)} MB, heap in use afterwards ${fixed(megabytes(m.heapAfter), 0)} MB (${fixed(m.heapAfter / m.products, 0)} B a product; \`nodejs_heap_size_used_bytes\` of /metrics)`,
     });
   }
   if (m.redis !== undefined && baseline.redis !== undefined) {
@@ -528,6 +559,141 @@ async function badRowCase(storage: Storage): Promise<void> {
   }
 }
 
+/** The NDJSON body as a file on disk, written once (by the same generator) for the tools that send files. */
+interface BodyFile {
+  readonly path: string;
+  readonly produced: Produced;
+}
+
+let bodyFile: Promise<BodyFile> | undefined;
+
+function ndjsonFile(): Promise<BodyFile> {
+  bodyFile ??= (async () => {
+    const dir = await tempDir("catalog-bench-file-");
+    const path = join(dir.path, "catalog.ndjson");
+    const produced: Produced = { products: 0, bytes: 0, lastLine: 0 };
+    await pipeline(Readable.from(bodyOf("ndjson", produced, false)), createWriteStream(path));
+    return { path, produced };
+  })();
+  return bodyFile;
+}
+
+const haveCurl = spawnSync("curl", ["--version"], { stdio: "ignore" }).status === 0;
+const root = new URL("../..", import.meta.url);
+/** A line of progress the command prints on a pipe: "512.0 MB of 1.0 GB (50%), 60.1 MB/s, ETA 8 s". */
+const PROGRESS_LINE = /\((\d+)%\), .*\/s, ETA /;
+
+/**
+ * The file sent by `tool` into a fresh site of the rig's server: the `catalog-kit import` command
+ * (its source under tsx, as a checkout runs it; standard error a pipe, so progress comes as lines)
+ * or `curl -T` (streamed from the file with its Content-Length, as the command sends it). The
+ * client CPU is the tool's own, read from /proc; the progress lines the command printed are kept.
+ */
+async function fileCase(rigged: Rig, tool: "cli" | "curl", file: BodyFile): Promise<{ m: Measured; lines: string[] }> {
+  const site = takeSite();
+  const lines: string[] = [];
+  let percent = 0;
+  let cpu = 0;
+  const measured = await measure(
+    rigged,
+    () => 100,
+    () => percent,
+    async (): Promise<Answer> => {
+      const url = new URL(`${API}/bulk`, rigged.server.url);
+      const finished =
+        tool === "cli"
+          ? await runMeasured(
+              process.execPath,
+              [
+                "--conditions=@catalog-kit/source",
+                "--import",
+                "tsx",
+                "packages/cli/src/main.ts",
+                "import",
+                file.path,
+                "--url",
+                rigged.server.url,
+                "--site",
+                `${site.siteType}/${site.siteId}`,
+              ],
+              {
+                cwd: root,
+                env: { ...process.env, CATALOG_TOKEN: TOKEN },
+                onStderrLine: (line) => {
+                  const shown = PROGRESS_LINE.exec(line);
+                  if (shown === null) return;
+                  lines.push(line);
+                  percent = Number(shown[1]);
+                },
+              },
+            )
+          : await runMeasured("curl", [
+              "-sS",
+              "-X",
+              "POST",
+              "-T",
+              file.path,
+              "-H",
+              `x-service-access-token: ${TOKEN}`,
+              "-H",
+              "content-type: application/x-ndjson",
+              "-H",
+              "expect:",
+              "-w",
+              "\n%{http_code}",
+              `${url.href}?siteId=${site.siteId}&siteType=${site.siteType}`,
+            ]);
+      cpu = finished.cpuSeconds;
+      const out = finished.stdout.trimEnd();
+      const lastLine = out.slice(out.lastIndexOf("\n") + 1);
+      const body = tool === "curl" ? out.slice(0, out.lastIndexOf("\n")) : lastLine;
+      const status = tool === "curl" ? Number(lastLine) : finished.code === 0 ? 200 : 0;
+      return {
+        status,
+        body: status === 200 ? body : `${finished.stdout}${finished.stderr}`,
+        seconds: finished.seconds,
+        afterLastByte: Number.NaN,
+        wireBytes: file.produced.bytes,
+      };
+    },
+  );
+  return { m: { ...measured, products: file.produced.products, bytes: file.produced.bytes, clientCpu: cpu }, lines };
+}
+
+/** The NDJSON file by `catalog-kit import` against `curl -T` of the same file, each into a fresh server. */
+async function cliCase(storage: Storage): Promise<void> {
+  if (!haveCurl) {
+    emit({
+      scenario: `streamed ${LABEL.cli}, ${storage}`,
+      figure: null,
+      unit: "",
+      note: "not available: curl is not installed",
+    });
+    return;
+  }
+  const file = await ndjsonFile();
+  const sent: { m: Measured; lines: string[] }[] = [];
+  for (const tool of ["curl", "cli"] as const) {
+    progress(`${storage}: the NDJSON file (${fixed(megabytes(file.produced.bytes), 0)} MB) sent by ${tool}`);
+    const rigged = await rig(storage, tool);
+    try {
+      const done = await fileCase(rigged, tool, file);
+      requireImported(done.m, `${storage} ${tool}`);
+      if (storage === "memory") done.m = await withHeap(rigged.server, done.m);
+      progress(`  ${count(Math.round(rate(done.m)))} products/s, ${describe(done.m)}`);
+      sent.push(done);
+    } finally {
+      await rigged.stop();
+    }
+  }
+  const [curl, cli] = sent as [{ m: Measured }, { m: Measured; lines: string[] }];
+  if (cli.lines.length === 0) throw new Error("catalog-kit import printed no progress line");
+  const shown = `${cli.lines.length} progress line(s) on its standard error, the first: "${cli.lines[0]}"`;
+  for (const row of streamRows(storage, "cli", cli.m, curl.m, "`curl -T` of the same file")) {
+    emit(row.unit === "products/s" ? { ...row, note: `${shown}; ${row.note}` } : row);
+  }
+}
+
 // Per storage: the NDJSON body, then the buffered baseline of the same products, then the others.
 for (const storage of STORAGES) {
   if (!wanted(storage)) continue;
@@ -540,15 +706,16 @@ for (const storage of STORAGES) {
     });
     continue;
   }
-  const subjects = CASES_OF[storage].filter((name) => name !== "bad-row" && wanted(storage, name));
+  const subjects = CASES_OF[storage].filter((name) => name !== "bad-row" && name !== "cli" && wanted(storage, name));
   const measured = new Map<CaseName, Measured>();
   const runStream = (name: CaseName) =>
     guarded(`streamed ${LABEL[name]}, ${storage}`, async () => {
       progress(`${storage}: streamed ${LABEL[name]}, up to ${fixed(megabytes(budget), 0)} MB`);
       const rigged = await rig(storage, name);
       try {
-        const { measured: m } = await streamCase(rigged, name === "csv" ? "csv" : "ndjson", { gzip: name === "gzip" });
-        requireImported(m, `${storage} ${name}`);
+        const streamed = await streamCase(rigged, name === "csv" ? "csv" : "ndjson", { gzip: name === "gzip" });
+        requireImported(streamed.measured, `${storage} ${name}`);
+        const m = storage === "memory" ? await withHeap(rigged.server, streamed.measured) : streamed.measured;
         measured.set(name, m);
         progress(`  ${count(Math.round(rate(m)))} products/s, ${describe(m)}`);
       } finally {
@@ -586,4 +753,5 @@ for (const storage of STORAGES) {
   if (CASES_OF[storage].includes("bad-row") && wanted(storage, "bad-row")) {
     await guarded(`streamed ${LABEL["bad-row"]}, ${storage}`, () => badRowCase(storage));
   }
+  if (wanted(storage, "cli")) await guarded(`streamed ${LABEL.cli}, ${storage}`, () => cliCase(storage));
 }
