@@ -40,6 +40,18 @@ export function emit(row: Row): void {
   process.stdout.write(`${JSON.stringify({ type: "row", row } satisfies Message)}\n`);
 }
 
+/** Runs `work`; a failure becomes a row without a figure and a failed exit, and the run goes on. */
+export async function guarded(scenario: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    progress(`${scenario} failed: ${message}`);
+    emit({ scenario, figure: null, unit: "", note: `failed: ${message.replaceAll("\n", " ").slice(0, 600)}` });
+    process.exitCode = 1;
+  }
+}
+
 /** Works out a row's ratio (figure / baseline) and whether its target is met. */
 export function judge(row: Row): JudgedRow {
   const ratio = row.ratio ?? (row.figure !== null && row.baseline ? row.figure / row.baseline.figure : null);

@@ -9,31 +9,20 @@
 // same NDJSON as a file on disk, sent by the `catalog-kit import` command against `curl -T`.
 import { spawnSync } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { request } from "node:http";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setImmediate } from "node:timers/promises";
-import { createGzip } from "node:zlib";
 import type { Product, Site } from "@catalog-kit/catalog-core";
-import { haveRedisServer, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
-import { Redis } from "ioredis";
+import { type Answer, bodyOf, type Format, type Produced, post, SEED } from "../body.ts";
 import { runMeasured } from "../child.ts";
 import { Connection, problemCode } from "../client.ts";
-import { CSV_HEADER, generateProducts, toCsvRecord } from "../data.ts";
+import { generateProducts } from "../data.ts";
 import { benchOptions } from "../options.ts";
-import { emit, progress, type Row } from "../report.ts";
-import {
-  cpuSecondsOf,
-  forget,
-  killRedisOnExit,
-  peakRssOf,
-  rssOf,
-  type Standalone,
-  startStandalone,
-  tempDir,
-} from "../standalone.ts";
-import { probe, type RedisFigures, RedisWatch } from "../watch.ts";
+import { emit, guarded, progress, type Row } from "../report.ts";
+import { available, type Rig, SERVER, STORAGES, type Storage, startRig } from "../rig.ts";
+import { cpuSecondsOf, peakRssOf, rssOf, type Standalone, tempDir } from "../standalone.ts";
+import { probe, type RedisFigures } from "../watch.ts";
 
 const { quick, only, sizes } = benchOptions();
 const MB = 1_048_576;
@@ -41,22 +30,16 @@ const MB = 1_048_576;
 const MAX_STREAM_BYTES = 1_073_741_824;
 /** Bytes a body may hold: `--size N` MB, else 1 GiB (4 MB with --quick). */
 const budget = Math.min(MAX_STREAM_BYTES, (sizes?.[0] ?? (quick ? 4 : 1_024)) * MB);
-/** Products per generated batch, and per request of the buffered baseline. */
+/** Products per request of the buffered baseline. */
 const BATCH = 1_000;
 /** Requests of the buffered baseline in flight at once, so the server never waits for the client. */
 const CONNECTIONS = 4;
-/** Bytes the client hands to the socket at a time. */
-const WRITE_BYTES = 256 * 1024;
-const SEED = 42;
 const TOKEN = "bench-stream-token";
 const SITE_TYPE = "bench";
 const API = "/external/product/v1";
 
-type Storage = "memory" | "redis";
-type Format = "ndjson" | "csv";
 type CaseName = "ndjson" | "csv" | "gzip" | "bad-row" | "cli";
 
-const STORAGES: readonly Storage[] = ["memory", "redis"];
 const CASES: readonly CaseName[] = ["ndjson", "csv", "gzip", "bad-row", "cli"];
 // Which cases each storage runs: gzip costs the server the same whatever the store, and the
 // refusal of a bad last line matters most where the staging lives outside the process.
@@ -87,132 +70,8 @@ function takeSite(): Site {
   return site;
 }
 
-function configOf(storage: Storage, redis: RedisServer | undefined): object {
-  return {
-    sites: SITES,
-    tokens: [{ token: TOKEN, sites: SITES }],
-    storage: storage === "memory" ? { adapter: "memory" } : { adapter: "redis", url: redis?.url, keyPrefix: "bench" },
-  };
-}
-
-/** The bench's products, generated a batch at a time as they are consumed: the same ones for the same index. */
-function* productsFrom(first: number): Generator<Product> {
-  for (let at = first; ; at += BATCH) yield* generateProducts(BATCH, SEED, at);
-}
-
-const ENCODE: Readonly<Record<Format, (product: Product) => string>> = {
-  ndjson: (product) => `${JSON.stringify(product)}\n`,
-  csv: toCsvRecord,
-};
-
-/** What a body generator has produced so far. */
-interface Produced {
-  products: number;
-  bytes: number;
-  /** The line (NDJSON) or row (CSV, header = 1) of the last record. */
-  lastLine: number;
-}
-
-/**
- * A body of at most `budget` bytes, produced while it is read: the header (CSV), then one record
- * per generated product while the next one fits, and with `badLast` one more product priced -1
- * as the very last line. Yields Buffers of about `WRITE_BYTES`; counts into `produced`.
- */
-async function* bodyOf(format: Format, produced: Produced, badLast: boolean): AsyncGenerator<Buffer> {
-  const encode = ENCODE[format];
-  const room = budget - (badLast ? 16 * 1024 : 0);
-  let parts: string[] = [];
-  let pending = 0;
-  const add = (text: string, size = Buffer.byteLength(text)) => {
-    parts.push(text);
-    pending += size;
-    produced.bytes += size;
-    produced.lastLine++;
-  };
-  if (format === "csv") add(CSV_HEADER);
-  for (const product of productsFrom(0)) {
-    const text = encode(product);
-    const size = Buffer.byteLength(text);
-    if (produced.bytes + size > room) {
-      if (badLast) add(encode({ ...product, price: -1 }));
-      break;
-    }
-    add(text, size);
-    produced.products++;
-    if (pending >= WRITE_BYTES) {
-      yield Buffer.from(parts.join(""));
-      parts = [];
-      pending = 0;
-      // While the server keeps up, every write completes at once and the stream would pull the
-      // next chunk without ever returning to the event loop: timers, probes and answers wait.
-      await setImmediate();
-    }
-  }
-  if (parts.length > 0) yield Buffer.from(parts.join(""));
-}
-
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-  readonly seconds: number;
-  /** Seconds between the last byte handed to the socket and the answer: the commit, mostly. */
-  readonly afterLastByte: number;
-  /** Bytes on the wire (compressed, with gzip), chunk framing aside. */
-  readonly wireBytes: number;
-}
-
-/** POSTs a body produced while it is sent (chunked transfer encoding), gzipped on the way when asked. */
-function postStream(
-  server: Standalone,
-  path: string,
-  contentType: string,
-  body: AsyncIterable<Buffer>,
-  gzip: boolean,
-): Promise<Answer> {
-  const started = performance.now();
-  let lastByte = Number.NaN;
-  let wireBytes = 0;
-  let answered = false;
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { "x-service-access-token": TOKEN, "content-type": contentType };
-    if (gzip) headers["content-encoding"] = "gzip";
-    const req = request(new URL(path, server.url), { method: "POST", headers }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("error", reject);
-      res.on("end", () => {
-        const done = performance.now();
-        resolve({
-          status: res.statusCode ?? 0,
-          body: Buffer.concat(chunks).toString("utf8"),
-          seconds: (done - started) / 1000,
-          afterLastByte: (done - lastByte) / 1000,
-          wireBytes,
-        });
-      });
-    });
-    req.on("error", (error) => {
-      if (!answered) reject(error);
-    });
-    const source = Readable.from(body, { objectMode: false });
-    const counted = async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        wireBytes += chunk.length;
-        yield chunk;
-      }
-    };
-    const sent = gzip ? pipeline(source, createGzip({ level: 1 }), counted, req) : pipeline(source, counted, req);
-    sent.then(
-      () => {
-        lastByte = performance.now();
-      },
-      // A server that answers before reading the whole body (a refusal) may close the socket.
-      (error: unknown) => {
-        if (!answered) reject(error);
-      },
-    );
-  });
+function configOf(storage: object): object {
+  return { sites: SITES, tokens: [{ token: TOKEN, sites: SITES }], storage };
 }
 
 /** `m` with the server's V8 heap in use, from its `/metrics` (prom-client's `nodejs_heap_size_used_bytes`). */
@@ -241,35 +100,6 @@ interface Measured {
   /** Answers of those probes that were not 200. */
   readonly probeFailures: number;
   readonly redis?: RedisFigures;
-}
-
-/** A fresh server (and on Redis a fresh redis-server) for one case, stopped afterwards. */
-interface Rig {
-  readonly server: Standalone;
-  readonly watch: RedisWatch | undefined;
-  stop(): Promise<void>;
-}
-
-async function rig(storage: Storage, name: string): Promise<Rig> {
-  let redis: RedisServer | undefined;
-  let admin: Redis | undefined;
-  let redisPid: number | undefined;
-  if (storage === "redis") {
-    redis = await startRedisServer();
-    redisPid = await killRedisOnExit(redis.url);
-    admin = new Redis({ port: redis.port, host: "127.0.0.1" });
-  }
-  const server = await startStandalone(`${storage} ${name}`, configOf(storage, redis));
-  return {
-    server,
-    watch: admin === undefined || redisPid === undefined ? undefined : new RedisWatch(admin, redisPid),
-    async stop() {
-      await server.stop();
-      admin?.disconnect();
-      await redis?.stop();
-      if (redisPid !== undefined) forget(redisPid);
-    },
-  };
 }
 
 /**
@@ -343,11 +173,12 @@ async function streamCase(
     () => budget,
     () => produced.bytes,
     () =>
-      postStream(
+      post(
         rigged.server,
+        TOKEN,
         path,
         CONTENT_TYPE[format],
-        bodyOf(format, produced, options.badLast === true),
+        bodyOf(format, produced, { maxBytes: budget, badLast: options.badLast === true }),
         options.gzip === true,
       ),
   );
@@ -452,8 +283,6 @@ function sizeLabel(m: Measured): string {
   return `${fixed(megabytes(m.bytes), 0)} MB, ${count(m.products)} products`;
 }
 
-const SERVER = "standalone server as `npm start` runs it";
-
 function streamRows(storage: Storage, name: CaseName, m: Measured, baseline: Measured, baselineName: string): Row[] {
   const request = name === "cli" ? "one request with a Content-Length" : "one chunked request";
   const subject = `streamed ${LABEL[name]} over HTTP, ${storage}, ${sizeLabel(m)} in ${request}, ${SERVER}`;
@@ -503,21 +332,9 @@ function streamRows(storage: Storage, name: CaseName, m: Measured, baseline: Mea
   return rows;
 }
 
-/** Runs `work`; a failure becomes a row without a figure and a failed exit, and the run goes on. */
-async function guarded(scenario: string, work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    progress(`${scenario} failed: ${message}`);
-    emit({ scenario, figure: null, unit: "", note: `failed: ${message.replaceAll("\n", " ").slice(0, 600)}` });
-    process.exitCode = 1;
-  }
-}
-
 /** The NDJSON with a bad last line into Redis: refused with 400 naming that line, the site unchanged. */
 async function badRowCase(storage: Storage): Promise<void> {
-  const rigged = await rig(storage, "bad-row");
+  const rigged = await startRig(storage, "bad-row", configOf);
   try {
     progress(`${storage}: streamed ${LABEL["bad-row"]}`);
     const { measured, produced, site } = await streamCase(rigged, "ndjson", { badLast: true });
@@ -572,7 +389,7 @@ function ndjsonFile(): Promise<BodyFile> {
     const dir = await tempDir("catalog-bench-file-");
     const path = join(dir.path, "catalog.ndjson");
     const produced: Produced = { products: 0, bytes: 0, lastLine: 0 };
-    await pipeline(Readable.from(bodyOf("ndjson", produced, false)), createWriteStream(path));
+    await pipeline(Readable.from(bodyOf("ndjson", produced, { maxBytes: budget })), createWriteStream(path));
     return { path, produced };
   })();
   return bodyFile;
@@ -675,7 +492,7 @@ async function cliCase(storage: Storage): Promise<void> {
   const sent: { m: Measured; lines: string[] }[] = [];
   for (const tool of ["curl", "cli"] as const) {
     progress(`${storage}: the NDJSON file (${fixed(megabytes(file.produced.bytes), 0)} MB) sent by ${tool}`);
-    const rigged = await rig(storage, tool);
+    const rigged = await startRig(storage, tool, configOf);
     try {
       const done = await fileCase(rigged, tool, file);
       requireImported(done.m, `${storage} ${tool}`);
@@ -697,7 +514,7 @@ async function cliCase(storage: Storage): Promise<void> {
 // Per storage: the NDJSON body, then the buffered baseline of the same products, then the others.
 for (const storage of STORAGES) {
   if (!wanted(storage)) continue;
-  if (storage === "redis" && !haveRedisServer) {
+  if (!available(storage)) {
     emit({
       scenario: "streamed imports into Redis",
       figure: null,
@@ -711,7 +528,7 @@ for (const storage of STORAGES) {
   const runStream = (name: CaseName) =>
     guarded(`streamed ${LABEL[name]}, ${storage}`, async () => {
       progress(`${storage}: streamed ${LABEL[name]}, up to ${fixed(megabytes(budget), 0)} MB`);
-      const rigged = await rig(storage, name);
+      const rigged = await startRig(storage, name, configOf);
       try {
         const streamed = await streamCase(rigged, name === "csv" ? "csv" : "ndjson", { gzip: name === "gzip" });
         requireImported(streamed.measured, `${storage} ${name}`);
@@ -730,7 +547,7 @@ for (const storage of STORAGES) {
   if (subjects.length > 0) {
     await guarded(`buffered bulk JSON import, ${storage}`, async () => {
       progress(`${storage}: buffered bulk JSON, ${count(products)} products`);
-      const rigged = await rig(storage, "buffered");
+      const rigged = await startRig(storage, "buffered", configOf);
       try {
         baseline = await bufferedCase(rigged, products);
       } finally {

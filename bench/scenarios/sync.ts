@@ -13,27 +13,15 @@
 // them (every tenth product gone), as a raw NDJSON body and as one bulk JSON envelope; in the same
 // rounds, each on an equal fresh site, the plain upsert of the same body.
 import { request } from "node:http";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { setImmediate } from "node:timers/promises";
 import { PRODUCT_FIELDS, type Product, type Site } from "@catalog-kit/catalog-core";
-import { haveRedisServer, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
-import { Redis } from "ioredis";
+import { type Answer, bodyOf, post, SEED } from "../body.ts";
 import { Connection, problemCode } from "../client.ts";
 import { generateProducts } from "../data.ts";
 import { benchOptions } from "../options.ts";
-import { emit, progress } from "../report.ts";
-import {
-  cpuSecondsOf,
-  forget,
-  killRedisOnExit,
-  peakRssOf,
-  resetPeakRss,
-  rssOf,
-  type Standalone,
-  startStandalone,
-} from "../standalone.ts";
-import { probe, type RedisFigures, RedisWatch } from "../watch.ts";
+import { emit, guarded, progress } from "../report.ts";
+import { available, type Rig, SERVER, STORAGES, type Storage, startRig } from "../rig.ts";
+import { cpuSecondsOf, peakRssOf, resetPeakRss, rssOf, type Standalone } from "../standalone.ts";
+import { probe, type RedisFigures } from "../watch.ts";
 
 const { quick, only, sizes } = benchOptions();
 const MB = 1_048_576;
@@ -47,23 +35,15 @@ const ROUNDS = quick ? 1 : 3;
 const PAGE = 1_000;
 /** The server's default `limits.maxBodyBytes` (50 MiB). */
 const DEFAULT_MAX_BODY_BYTES = 52_428_800;
-/** Products per generated batch of the streamed load. */
-const BATCH = 1_000;
-/** Bytes the client hands to the socket at a time. */
-const WRITE_BYTES = 256 * 1024;
-const SEED = 42;
 const TOKEN = "bench-sync-token";
 const SITE_TYPE = "bench";
 const API = "/external/product/v1";
-const SERVER = "standalone server as `npm start` runs it";
 
-type Storage = "memory" | "redis";
 type Part = "export" | "replace";
 type ExportCase = "ndjson" | "csv" | "list";
 type Body = "ndjson" | "json";
 type Mode = "replace" | "upsert";
 
-const STORAGES: readonly Storage[] = ["memory", "redis"];
 const PARTS: readonly Part[] = ["export", "replace"];
 
 /** `--only memory|redis` and `--only export|replace` (repeatable) narrow the run. */
@@ -106,64 +86,12 @@ const SITES: readonly Site[] = [
   ).flat(),
 ];
 
-function configOf(storage: Storage, redis: RedisServer | undefined, maxBodyBytes?: number): object {
-  return {
+function configOf(maxBodyBytes?: number): (storage: object) => object {
+  return (storage) => ({
     sites: SITES,
     tokens: [{ token: TOKEN, sites: SITES }],
-    storage: storage === "memory" ? { adapter: "memory" } : { adapter: "redis", url: redis?.url, keyPrefix: "bench" },
+    storage,
     ...(maxBodyBytes === undefined ? {} : { limits: { maxBodyBytes } }),
-  };
-}
-
-/** The NDJSON of `n` of the bench's products from index 0, generated a batch at a time while it is sent. */
-async function* ndjsonOf(n: number): AsyncGenerator<Buffer> {
-  let parts: string[] = [];
-  let pending = 0;
-  for (let first = 0; first < n; first += BATCH) {
-    for (const product of generateProducts(Math.min(BATCH, n - first), SEED, first)) {
-      const line = `${JSON.stringify(product)}\n`;
-      parts.push(line);
-      pending += line.length;
-    }
-    if (pending >= WRITE_BYTES) {
-      yield Buffer.from(parts.join(""));
-      parts = [];
-      pending = 0;
-      // While the server keeps up every write completes at once, and the stream would pull the
-      // next chunk without returning to the event loop: timers, probes and answers would wait.
-      await setImmediate();
-    }
-  }
-  if (parts.length > 0) yield Buffer.from(parts.join(""));
-}
-
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-}
-
-/** POSTs a body: a Buffer with its Content-Length, or chunks produced while they are sent (chunked encoding). */
-function post(server: Standalone, path: string, contentType: string, body: Buffer | AsyncIterable<Buffer>) {
-  return new Promise<Answer>((resolve, reject) => {
-    const headers: Record<string, string | number> = { "x-service-access-token": TOKEN, "content-type": contentType };
-    if (Buffer.isBuffer(body)) headers["content-length"] = body.length;
-    let answered = false;
-    const req = request(new URL(path, server.url), { method: "POST", headers }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("error", reject);
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-    });
-    req.on("error", (error) => {
-      if (!answered) reject(error);
-    });
-    if (Buffer.isBuffer(body)) req.end(body);
-    else {
-      pipeline(Readable.from(body, { objectMode: false }), req).catch((error: unknown) => {
-        if (!answered) reject(error);
-      });
-    }
   });
 }
 
@@ -185,46 +113,8 @@ function requireSummary(answer: Answer, what: string, total: number): Summary {
 
 /** Loads `n` products into a site with one NDJSON body (streamed, or a prepared Buffer): not measured. */
 async function load(server: Standalone, site: Site, n: number, body: Buffer | AsyncIterable<Buffer>): Promise<void> {
-  const answer = await post(server, `${API}/bulk?${siteQuery(site)}`, "application/x-ndjson", body);
+  const answer = await post(server, TOKEN, `${API}/bulk?${siteQuery(site)}`, "application/x-ndjson", body);
   requireSummary(answer, `loading ${site.siteId}`, n);
-}
-
-/** A fresh server (and on Redis a fresh redis-server), stopped afterwards. */
-interface Rig {
-  readonly server: Standalone;
-  readonly watch: RedisWatch | undefined;
-  stop(): Promise<void>;
-}
-
-async function rig(storage: Storage, name: string, maxBodyBytes?: number): Promise<Rig> {
-  let redis: RedisServer | undefined;
-  let admin: Redis | undefined;
-  let redisPid: number | undefined;
-  if (storage === "redis") {
-    redis = await startRedisServer();
-    redisPid = await killRedisOnExit(redis.url);
-    admin = new Redis({ port: redis.port, host: "127.0.0.1" });
-  }
-  let server: Standalone;
-  try {
-    server = await startStandalone(`${storage} ${name}`, configOf(storage, redis, maxBodyBytes));
-  } catch (error) {
-    // An open admin connection and a live redis-server would keep this process from ever exiting.
-    admin?.disconnect();
-    await redis?.stop();
-    if (redisPid !== undefined) forget(redisPid);
-    throw error;
-  }
-  return {
-    server,
-    watch: admin === undefined || redisPid === undefined ? undefined : new RedisWatch(admin, redisPid),
-    async stop() {
-      await server.stop();
-      admin?.disconnect();
-      await redis?.stop();
-      if (redisPid !== undefined) forget(redisPid);
-    },
-  };
 }
 
 /** One measured case. */
@@ -484,11 +374,16 @@ function longestCall(subject: readonly { m: Measured }[], baseline: readonly { m
 
 /** Exports of one site, with the JSON list walk in the same rounds; a fresh server (and redis-server). */
 async function exportPart(storage: Storage): Promise<void> {
-  const rigged = await rig(storage, "export");
+  const rigged = await startRig(storage, "export", configOf());
   try {
     progress(`${storage}: loading ${count(EXPORT_PRODUCTS)} products (one streamed NDJSON import, not measured)`);
     const loadStarted = performance.now();
-    await load(rigged.server, EXPORT_SITE, EXPORT_PRODUCTS, ndjsonOf(EXPORT_PRODUCTS));
+    await load(
+      rigged.server,
+      EXPORT_SITE,
+      EXPORT_PRODUCTS,
+      bodyOf("ndjson", { products: 0, bytes: 0, lastLine: 0 }, { maxProducts: EXPORT_PRODUCTS }),
+    );
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     progress(`  loaded in ${fixed(loadSeconds)} s (${count(Math.round(EXPORT_PRODUCTS / loadSeconds))} products/s)`);
     const first = generateProducts(1, SEED, 0)[0] as Product;
@@ -613,7 +508,7 @@ async function runReplaceCase(
       ? `${API}/bulk?${siteQuery(site)}&mode=${mode}`
       : `${API}/bulk${mode === "replace" ? "?mode=replace" : ""}`;
   const type = body === "ndjson" ? "application/x-ndjson" : "application/json";
-  const { m, result } = await measure(rigged, () => post(server, path, type, payload));
+  const { m, result } = await measure(rigged, () => post(server, TOKEN, path, type, payload));
   const summary = requireSummary(result, `${mode} ${body} on ${site.siteId}`, data.kept);
   const connection = new Connection(server.url, TOKEN);
   const removed = await connection.send("GET", `${API}/${data.removedId}?${siteQuery(site)}`);
@@ -661,7 +556,7 @@ async function replacePart(storage: Storage, data: ReplaceData): Promise<void> {
   const ratios: Record<Body, number[]> = { ndjson: [], json: [] };
   let stderr = "";
   for (let round = 0; round < ROUNDS; round++) {
-    const rigged = await rig(storage, `replace round ${round + 1}`, maxBodyBytes);
+    const rigged = await startRig(storage, `replace round ${round + 1}`, configOf(maxBodyBytes));
     try {
       // Each case loads a site of its own in the same server; the order reverses every round,
       // so that the server's growing heap falls on replace and upsert alike.
@@ -717,22 +612,10 @@ async function replacePart(storage: Storage, data: ReplaceData): Promise<void> {
   }
 }
 
-/** Runs `work`; a failure becomes a row without a figure and a failed exit, and the run goes on. */
-async function guarded(scenario: string, work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    progress(`${scenario} failed: ${message}`);
-    emit({ scenario, figure: null, unit: "", note: `failed: ${message.replaceAll("\n", " ").slice(0, 600)}` });
-    process.exitCode = 1;
-  }
-}
-
 let data: ReplaceData | undefined;
 for (const storage of STORAGES) {
   if (!wanted(storage, "export") && !wanted(storage, "replace")) continue;
-  if (storage === "redis" && !haveRedisServer) {
+  if (!available(storage)) {
     emit({
       scenario: "export and replace on Redis",
       figure: null,
