@@ -176,7 +176,20 @@ export function createMemoryStore(): CatalogStore {
       // one in place, so the order stays that of first appearance) and the sku index, so that an
       // import into an empty site is published by handing its maps over, however large it is.
       const staged: SiteProducts = { byId: new Map(), idBySku: new Map() };
-      const positions = new Map<string, number>();
+      // Positions only matter for a conflict, so they are kept compact: in the order of first
+      // appearance (the order of staged.byId), and in a map only for the ids given again; the
+      // lookup by id is built once a conflict needs it.
+      const firstPositions: number[] = [];
+      const laterPositions = new Map<string, number>();
+      let positions: Map<string, number> | undefined;
+      const positionOf = (id: string): number => {
+        if (positions === undefined) {
+          positions = new Map();
+          let i = 0;
+          for (const key of staged.byId.keys()) positions.set(key, firstPositions[i++] as number);
+        }
+        return laterPositions.get(id) ?? (positions.get(id) as number);
+      };
       // Whether two ids claimed one sku at some point: only then are claims worked out at commit.
       let contested = false;
       // Once committed, the maps may be the site's own: nothing may clear them then.
@@ -196,8 +209,9 @@ export function createMemoryStore(): CatalogStore {
             const holder = staged.idBySku.get(product.sku);
             if (holder !== undefined && holder !== product.id) contested = true;
             else staged.idBySku.set(product.sku, product.id);
+            if (earlier === undefined) firstPositions.push(at[i] as number);
+            else laterPositions.set(product.id, at[i] as number);
             staged.byId.set(product.id, product);
-            positions.set(product.id, at[i] as number);
           }
         },
         async commit() {
@@ -209,7 +223,7 @@ export function createMemoryStore(): CatalogStore {
             for (const { id, sku } of staged.byId.values()) {
               const heldBy = staged.idBySku.get(sku);
               if (heldBy === undefined) staged.idBySku.set(sku, id);
-              else claims.push({ sku, id, heldBy, position: positions.get(id) as number });
+              else claims.push({ sku, id, heldBy, position: positionOf(id) });
             }
           }
           const target = siteOf(site, false);
@@ -226,10 +240,12 @@ export function createMemoryStore(): CatalogStore {
           if (!result.applied) {
             result = {
               applied: false,
-              conflicts: result.conflicts.map((c) => ({ ...c, position: positions.get(c.id) as number })),
+              conflicts: result.conflicts.map((c) => ({ ...c, position: positionOf(c.id) })),
             };
           }
-          positions.clear();
+          firstPositions.length = 0;
+          laterPositions.clear();
+          positions = undefined;
           return result;
         },
         async abort() {
@@ -237,7 +253,8 @@ export function createMemoryStore(): CatalogStore {
           settled = true;
           staged.byId.clear();
           staged.idBySku.clear();
-          positions.clear();
+          firstPositions.length = 0;
+          laterPositions.clear();
         },
       };
     },

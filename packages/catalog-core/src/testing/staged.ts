@@ -91,6 +91,16 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
     expect((await find(site, "s9", "sku"))?.id).toBe("m");
   });
 
+  test("staged import: the conflict of an id given again names the position it was last given", async () => {
+    const site = uniqueSite();
+    await store().upsert(site, [sampleProduct("holder", "s1")], { dryRun: false });
+    const result = await stage(store(), site, [
+      [sampleProduct("b", "s1"), sampleProduct("c", "s2")],
+      [sampleProduct("d", "s3"), sampleProduct("b", "s1")],
+    ]);
+    expect(result).toEqual({ applied: false, conflicts: [{ sku: "s1", id: "b", heldBy: "holder", position: 4 }] });
+  });
+
   test("staged import: products of the site may swap skus across chunks", async () => {
     const site = uniqueSite();
     await store().upsert(site, [sampleProduct("a", "s1"), sampleProduct("b", "s2")], { dryRun: false });
