@@ -172,6 +172,29 @@ local function hold(productsKey, token, ttl)
   redis.call('HSET', productsKey, LOCK, token .. ' ' .. (now() + tonumber(ttl)))
 end
 
+-- Publishes a staging (from: its products, skus, sku-of and ids keys, holding n products): in
+-- place of the site's four keys (site) when whole, else beside them as the merging keys
+-- (merging), which the caller folds in. Replaced keys are UNLINKed first: RENAME over a key would
+-- free it inline, on the main thread. Then the lock is set again (on the new products hash, when
+-- whole), and a merge is marked on the site. Returns "done" or "merge".
+local function publish(from, site, merging, whole, n, token, ttl)
+  local into = merging
+  if whole then
+    redis.call('UNLINK', unpack(site))
+    into = site
+  end
+  if n > 0 then
+    for i = 1, 4 do
+      redis.call('RENAME', from[i], into[i])
+      redis.call('PERSIST', into[i])
+    end
+  end
+  hold(site[1], token, ttl)
+  if whole then return 'done' end
+  redis.call('HSET', site[1], MERGING, '1')
+  return 'merge'
+end
+
 -- Whether one-call writes must wait: an import holds the site, or one is still merging.
 local function busy(productsKey)
   return holder(productsKey) ~= nil or redis.call('HEXISTS', productsKey, MERGING) == 1

@@ -361,23 +361,11 @@ if replace then
   if sites ~= tonumber(ARGV[4]) then return 'lost' end
   sites = 0
 end
-local into = {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds}
-if sites == 0 then
-  -- The site's keys are replaced whole; the lock is set again on the new products hash.
-  redis.call('UNLINK', K.products, K.skus, K.skuOf, K.ids)
-  into = {K.products, K.skus, K.skuOf, K.ids}
-end
-if n > 0 then
-  local from = {K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds}
-  for i = 1, 4 do
-    redis.call('RENAME', from[i], into[i])
-    redis.call('PERSIST', into[i])
-  end
-end
-hold(K.products, ARGV[1], ARGV[2])
-if sites == 0 then return 'done' end
-redis.call('HSET', K.products, MERGING, '1')
-return 'merge'
+return publish(
+  {K.stageProducts, K.stageSkus, K.stageSkuOf, K.stageIds},
+  {K.products, K.skus, K.skuOf, K.ids},
+  {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds},
+  sites == 0, n, ARGV[1], ARGV[2])
 `,
 );
 
@@ -842,23 +830,11 @@ hold(K.products, ARGV[1], ARGV[2])
 if mode == 'empty' and sites > 0 then return 'occupied' end
 if mode == 'replace' and sites ~= tonumber(ARGV[8]) then return 'lost' end
 if ARGV[4] ~= '1' or (mode == 'merge' and n == 0) then return 'done' end
-local into = {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds}
-if mode ~= 'merge' or sites == 0 then
-  -- The site's keys are replaced whole; the lock is set again on the new products hash.
-  redis.call('UNLINK', K.products, K.skus, K.skuOf, K.ids)
-  into = {K.products, K.skus, K.skuOf, K.ids}
-end
-if n > 0 then
-  local from = {K.inProducts, K.inSkus, K.inSkuOf, K.inIds}
-  for i = 1, 4 do
-    redis.call('RENAME', from[i], into[i])
-    redis.call('PERSIST', into[i])
-  end
-end
 redis.call('UNLINK', K.inPositions)
-hold(K.products, ARGV[1], ARGV[2])
-if into[1] == K.products then return 'done' end
-redis.call('HSET', K.products, MERGING, '1')
-return 'merge'
+return publish(
+  {K.inProducts, K.inSkus, K.inSkuOf, K.inIds},
+  {K.products, K.skus, K.skuOf, K.ids},
+  {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds},
+  mode ~= 'merge' or sites == 0, n, ARGV[1], ARGV[2])
 `,
 );
