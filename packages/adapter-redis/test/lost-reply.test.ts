@@ -10,7 +10,7 @@ import { COMMIT } from "../src/scripts.ts";
 import { checkIndex, storedProducts } from "../src/testing/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
-import { settle, until } from "./support/wait.ts";
+import { type Settled, settle, until } from "./support/wait.ts";
 
 // A reply lost on the way back (a connection reset after Redis ran the command) is the one
 // failure after which the client cannot know whether its write happened. The store must say
@@ -24,6 +24,15 @@ const batchOf = (count: number): Product[] =>
   Array.from({ length: count }, (_, i) => product(`id-${i}`, `sku-${i}`, { title: `batch ${i}` }));
 
 const isUnavailable = (error: unknown) => isCatalogError(error, "STORAGE_UNAVAILABLE");
+
+/** A write whose reply was lost: STORAGE_UNAVAILABLE, never claiming that nothing was written. */
+function expectOutcomeUnknown(outcome: Settled<unknown>): void {
+  expect(outcome.ok).toBe(false);
+  if (!outcome.ok) {
+    expect(isUnavailable(outcome.error)).toBe(true);
+    expect((outcome.error as Error).message).not.toMatch(/nothing (was|has been) written/i);
+  }
+}
 
 describeWithRedis("a reply lost after Redis ran the command (standalone)", () => {
   let server: RedisServer;
@@ -154,11 +163,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
       });
       const outcome = await settle(store.upsert(site, batch, write));
       await dropped;
-      expect(outcome.ok).toBe(false);
-      if (!outcome.ok) {
-        expect(isUnavailable(outcome.error)).toBe(true);
-        expect((outcome.error as Error).message).not.toMatch(/nothing (was|has been) written/i);
-      }
+      expectOutcomeUnknown(outcome);
 
       await reconnected(store);
       const byId = await Promise.all(batch.map((p) => direct.find(site, p.id)));
@@ -189,11 +194,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     const dropped = proxy.dropReplyAfter(scriptOf(site), { when: (argv) => argv[1]?.toString() === COMMIT.sha });
     const outcome = await settle(store.upsert(site, batch, { dryRun: false, replace: true }));
     await dropped;
-    expect(outcome.ok).toBe(false);
-    if (!outcome.ok) {
-      expect(isUnavailable(outcome.error)).toBe(true);
-      expect((outcome.error as Error).message).not.toMatch(/nothing (was|has been) written/i);
-    }
+    expectOutcomeUnknown(outcome);
     await reconnected(store);
     const after = await storedProducts(admin, keys);
     const replaced = Object.fromEntries(batch.map((p) => [p.id, JSON.stringify(p)]));
