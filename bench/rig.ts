@@ -2,8 +2,8 @@
 // `npm start` runs it, on memory or on a fresh redis-server of its own, whose commands are watched.
 import { haveRedisServer, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { Redis } from "ioredis";
-import { forget, killRedisOnExit, type Standalone, startStandalone } from "./standalone.ts";
-import { RedisWatch } from "./watch.ts";
+import { cpuSecondsOf, forget, killRedisOnExit, peakRssOf, type Standalone, startStandalone } from "./standalone.ts";
+import { probe, type RedisFigures, RedisWatch } from "./watch.ts";
 
 /** Where the server keeps its products. */
 export type Storage = "memory" | "redis";
@@ -62,5 +62,64 @@ export async function startRig(storage: Storage, name: string, configOf: (storag
       await server.stop();
       await stopRedis();
     },
+  };
+}
+
+/** What every case measures on its rig. */
+export interface Taken {
+  readonly seconds: number;
+  readonly serverCpu: number;
+  readonly clientCpu: number;
+  /** The longest a `GET /healthz` asked every 200 ms waited meanwhile, ms: how long the server (or its store) stalled. */
+  readonly stall: number;
+  /** Answers of those probes that were not 200. */
+  readonly probeFailures: number;
+  /** What the first probe that failed got (an error code, or a status). */
+  readonly probeFailure: string | undefined;
+  readonly redis?: RedisFigures;
+}
+
+/**
+ * Runs `work` against the rig's server, measuring wall time, the server's and this process's CPU,
+ * how long the server stalled (probes with `token`) and Redis's side; `hwm` is the server's
+ * VmHWM afterwards. When `work` fails, the probes and the watch stop too: their timers would
+ * keep this process alive.
+ */
+export async function measureOn<T>(
+  { server, watch }: Rig,
+  token: string,
+  work: () => Promise<T>,
+): Promise<{ taken: Taken; hwm: number | undefined; result: T }> {
+  await watch?.start();
+  const serverBefore = await cpuSecondsOf(server.pid);
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
+  const probed = probe(server.url, token);
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await probed().catch(() => undefined);
+    await watch?.stop().catch(() => undefined);
+    throw error;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const client = process.cpuUsage(clientBefore);
+  const serverCpu = (await cpuSecondsOf(server.pid)) - serverBefore;
+  const { stall, failures, failure } = await probed();
+  const hwm = await peakRssOf(server.pid);
+  const redis = await watch?.stop();
+  return {
+    taken: {
+      seconds,
+      serverCpu,
+      clientCpu: (client.user + client.system) / 1e6,
+      stall,
+      probeFailures: failures,
+      probeFailure: failure,
+      ...(redis === undefined ? {} : { redis }),
+    },
+    hwm,
+    result,
   };
 }

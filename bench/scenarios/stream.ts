@@ -20,9 +20,8 @@ import { Connection, problemCode } from "../client.ts";
 import { generateProducts } from "../data.ts";
 import { benchOptions } from "../options.ts";
 import { emit, guarded, progress, type Row } from "../report.ts";
-import { available, type Rig, SERVER, STORAGES, type Storage, startRig } from "../rig.ts";
-import { cpuSecondsOf, peakRssOf, rssOf, type Standalone, tempDir } from "../standalone.ts";
-import { probe, type RedisFigures } from "../watch.ts";
+import { available, measureOn, type Rig, SERVER, STORAGES, type Storage, startRig, type Taken } from "../rig.ts";
+import { rssOf, type Standalone, tempDir } from "../standalone.ts";
 
 const { quick, only, sizes } = benchOptions();
 const MB = 1_048_576;
@@ -82,77 +81,53 @@ async function withHeap(server: Standalone, m: Measured): Promise<Measured> {
 }
 
 /** One case's figures. */
-interface Measured {
+interface Measured extends Taken {
   readonly products: number;
   readonly bytes: number;
-  readonly seconds: number;
   readonly answer?: Answer;
-  readonly serverCpu: number;
-  readonly clientCpu: number;
   readonly idleRss: number;
   /** Server RSS when half the products had been sent. */
   readonly halfRss: number | undefined;
   readonly peakRss: number | undefined;
   /** On memory storage, the server's heap in use once it answered (`/metrics`): the stored products, mostly. */
   readonly heapAfter?: number;
-  /** The longest a `GET /healthz` asked every 200 ms waited meanwhile, ms: how long the server (or its store) stalled. */
-  readonly stall: number;
-  /** Answers of those probes that were not 200. */
-  readonly probeFailures: number;
-  readonly redis?: RedisFigures;
 }
 
 /**
- * Runs `send` against the rig's server, measuring wall time, the server's CPU and RSS (its peak
- * is the process's: the server is fresh), how long it stalled, the client's CPU, and Redis's side.
+ * Runs `send` against the rig's server (measureOn), with its RSS when idle and when half the body
+ * had been sent; its peak is the process's, the server being fresh.
  */
 async function measure(
-  { server, watch }: Rig,
+  rigged: Rig,
   total: () => number,
   sentSoFar: () => number,
   send: () => Promise<Answer | undefined>,
 ): Promise<Measured> {
-  const idleRss = await rssOf(server.pid);
-  await watch?.start();
+  const { pid } = rigged.server;
+  const idleRss = await rssOf(pid);
   let halfRss: number | undefined;
   const sampler = setInterval(() => {
     if (halfRss === undefined && sentSoFar() >= total() / 2) {
       halfRss = Number.NaN;
-      void rssOf(server.pid).then((rss) => {
+      void rssOf(pid).then((rss) => {
         halfRss = rss;
       });
     }
   }, 100);
-  const serverBefore = await cpuSecondsOf(server.pid);
-  const clientBefore = process.cpuUsage();
-  const started = performance.now();
-  const probed = probe(server.url, TOKEN);
-  let answer: Answer | undefined;
   try {
-    answer = await send();
+    const { taken, hwm, result: answer } = await measureOn(rigged, TOKEN, send);
+    return {
+      ...taken,
+      products: 0,
+      bytes: 0,
+      ...(answer === undefined ? {} : { answer }),
+      idleRss,
+      halfRss: Number.isNaN(halfRss) ? undefined : halfRss,
+      peakRss: hwm,
+    };
   } finally {
     clearInterval(sampler);
   }
-  const seconds = (performance.now() - started) / 1000;
-  const client = process.cpuUsage(clientBefore);
-  const serverCpu = (await cpuSecondsOf(server.pid)) - serverBefore;
-  const { stall, failures } = await probed();
-  const peakRss = await peakRssOf(server.pid);
-  const redis = await watch?.stop();
-  return {
-    products: 0,
-    bytes: 0,
-    seconds,
-    ...(answer === undefined ? {} : { answer }),
-    serverCpu,
-    clientCpu: (client.user + client.system) / 1e6,
-    idleRss,
-    halfRss: Number.isNaN(halfRss) ? undefined : halfRss,
-    peakRss,
-    stall,
-    probeFailures: failures,
-    ...(redis === undefined ? {} : { redis }),
-  };
 }
 
 const CONTENT_TYPE: Readonly<Record<Format, string>> = { ndjson: "application/x-ndjson", csv: "text/csv" };

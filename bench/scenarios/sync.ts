@@ -19,9 +19,9 @@ import { Connection, problemCode } from "../client.ts";
 import { generateProducts } from "../data.ts";
 import { benchOptions } from "../options.ts";
 import { emit, guarded, progress } from "../report.ts";
-import { available, type Rig, SERVER, STORAGES, type Storage, startRig } from "../rig.ts";
-import { cpuSecondsOf, peakRssOf, resetPeakRss, rssOf, type Standalone } from "../standalone.ts";
-import { probe, type RedisFigures } from "../watch.ts";
+import { available, measureOn, type Rig, SERVER, STORAGES, type Storage, startRig, type Taken } from "../rig.ts";
+import { resetPeakRss, rssOf, type Standalone } from "../standalone.ts";
+import type { RedisFigures } from "../watch.ts";
 
 const { quick, only, sizes } = benchOptions();
 const MB = 1_048_576;
@@ -118,69 +118,36 @@ async function load(server: Standalone, site: Site, n: number, body: Buffer | As
 }
 
 /** One measured case. */
-interface Measured {
-  readonly seconds: number;
-  readonly serverCpu: number;
-  readonly clientCpu: number;
+interface Measured extends Taken {
   /** Server RSS just before the case. */
   readonly rssBefore: number;
   /** Server peak RSS during the case: VmHWM reset before it, else the highest of samples every 50 ms. */
   readonly peakRss: number;
-  /** The longest a `GET /healthz` asked every 200 ms waited meanwhile, ms: how long the server (or its store) stalled. */
-  readonly stall: number;
-  readonly probeFailures: number;
-  /** What the first probe that failed got (an error code, or a status). */
-  readonly probeFailure: string | undefined;
-  readonly redis?: RedisFigures;
 }
 
 /** Whether the server's VmHWM could be reset (else peaks are sampled): said in the notes. */
 let hwmReset = true;
 
-/** Runs `work` against the rig's server, measuring wall time, CPU, RSS, stalls and Redis's side. */
-async function measure<T>({ server, watch }: Rig, work: () => Promise<T>): Promise<{ m: Measured; result: T }> {
-  const rssBefore = await rssOf(server.pid);
-  hwmReset = (await resetPeakRss(server.pid)) && hwmReset;
-  await watch?.start();
+/** Runs `work` against the rig's server (measureOn), with its RSS before and its peak during. */
+async function measure<T>(rigged: Rig, work: () => Promise<T>): Promise<{ m: Measured; result: T }> {
+  const { pid } = rigged.server;
+  const rssBefore = await rssOf(pid);
+  hwmReset = (await resetPeakRss(pid)) && hwmReset;
   let sampled = rssBefore;
   const sampler = setInterval(() => {
-    void rssOf(server.pid).then(
+    void rssOf(pid).then(
       (rss) => {
         sampled = Math.max(sampled, rss);
       },
       () => undefined,
     );
   }, 50);
-  const serverBefore = await cpuSecondsOf(server.pid);
-  const clientBefore = process.cpuUsage();
-  const started = performance.now();
-  const probed = probe(server.url, TOKEN);
-  let result: T;
   try {
-    result = await work();
+    const { taken, hwm, result } = await measureOn(rigged, TOKEN, work);
+    return { m: { ...taken, rssBefore, peakRss: hwmReset && hwm !== undefined ? hwm : sampled }, result };
   } finally {
     clearInterval(sampler);
   }
-  const seconds = (performance.now() - started) / 1000;
-  const client = process.cpuUsage(clientBefore);
-  const serverCpu = (await cpuSecondsOf(server.pid)) - serverBefore;
-  const { stall, failures, failure } = await probed();
-  const hwm = await peakRssOf(server.pid);
-  const redis = await watch?.stop();
-  return {
-    m: {
-      seconds,
-      serverCpu,
-      clientCpu: (client.user + client.system) / 1e6,
-      rssBefore,
-      peakRss: hwmReset && hwm !== undefined ? hwm : sampled,
-      stall,
-      probeFailures: failures,
-      probeFailure: failure,
-      ...(redis === undefined ? {} : { redis }),
-    },
-    result,
-  };
 }
 
 /**
