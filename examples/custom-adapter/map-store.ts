@@ -1,19 +1,20 @@
-// A storage adapter in one file, to copy when writing your own: every CatalogStore method on plain
-// Maps.
+// A storage adapter in one file, to copy when writing your own: every CatalogStore method over two
+// Maps per site. ADAPTERS.md in @catalog-kit/catalog-core walks through it clause by clause.
 import {
+  CatalogError,
   type CatalogStore,
   compareIds,
+  decodeProduct,
   encodeProduct,
+  ImportStaging,
   type KeyField,
   type Product,
   type Site,
-  type SkuConflict,
   siteKey,
-  type UpsertResult,
 } from "@catalog-kit/catalog-core";
 
 interface SiteMaps {
-  products: Map<string, Product>; // id -> product
+  products: Map<string, string>; // id -> canonical JSON (encodeProduct)
   skus: Map<string, string>; // sku -> id
 }
 
@@ -41,93 +42,59 @@ export function createMapStore(): CatalogStore {
   }
 
   function assertOpen(): void {
-    // A real adapter rejects with CatalogError("STORAGE_UNAVAILABLE", ..., { cause }) when its backend fails.
-    if (closed) throw new Error("The store is closed");
-  }
-
-  // Upsert's atomic step, shared with a staged import's commit. No await between the checks and
-  // the writes: on Node's single thread that makes it atomic. A networked store needs a
-  // transaction or a server-side script instead.
-  function apply(site: Site, batch: readonly Product[], dryRun: boolean, replace: boolean): UpsertResult {
-    const maps = mapsOf(site);
-    const ids = new Set(batch.map((product) => product.id));
-    const conflicts: SkuConflict[] = [];
-    // With replace, every product the batch does not name goes: none of their skus is in the way.
-    for (const { id, sku } of replace ? [] : batch) {
-      const heldBy = maps.skus.get(sku);
-      if (heldBy !== undefined && heldBy !== id && !ids.has(heldBy)) conflicts.push({ sku, id, heldBy });
-    }
-    if (conflicts.length > 0) return { applied: false, conflicts };
-
-    let created = 0;
-    let unchanged = 0;
-    for (const product of batch) {
-      const old = maps.products.get(product.id);
-      if (old === undefined) created++;
-      else if (encodeProduct(old) === encodeProduct(product)) unchanged++;
-    }
-    const counts = { created, updated: batch.length - created - unchanged, unchanged };
-    const deleted = maps.products.size - (batch.length - created);
-    if (!dryRun) {
-      if (replace) {
-        maps.products.clear();
-        maps.skus.clear();
-      }
-      for (const { id } of batch) {
-        const old = maps.products.get(id);
-        if (old !== undefined && maps.skus.get(old.sku) === id) maps.skus.delete(old.sku);
-      }
-      for (const product of batch) {
-        maps.products.set(product.id, structuredClone(product));
-        maps.skus.set(product.sku, product.id);
-      }
-    }
-    return { applied: true, counts: replace ? { ...counts, deleted } : counts };
+    // Wrap your backend's failures this way: the server answers 503 with Retry-After.
+    if (closed) throw new CatalogError("STORAGE_UNAVAILABLE", "The store is closed");
   }
 
   return {
-    async upsert(site, batch, { dryRun, replace = false }) {
-      assertOpen();
-      return apply(site, batch, dryRun, replace);
-    },
-
-    // A store that can stage out of sight (a temporary table, staging keys) writes each chunk
-    // there; this one keeps the chunks in a Map by id, so that a later product replaces an earlier one.
+    // Products are staged in this process (ImportStaging keeps the last of each id, its position
+    // and the claims among the import's ids); a networked store stages in its backend instead
+    // (a temporary table, keys with a TTL) and judges there.
     async beginImport(site, { dryRun, replace = false }) {
       assertOpen();
-      const staged = new Map<string, { product: Product; position: number }>();
+      const staging = new ImportStaging();
       return {
-        async add(batch, positions) {
-          batch.forEach((product, i) => {
-            const earlier = staged.get(product.id);
-            if (earlier) Object.assign(earlier, { product, position: positions[i] });
-            else staged.set(product.id, { product, position: positions[i] as number });
-          });
+        async add(products, positions) {
+          staging.add(products, positions);
         },
+        // No await between the judgement and the writes: on Node's single thread that makes the
+        // commit atomic. A networked store needs a transaction or a server-side script instead.
         async commit() {
           assertOpen();
-          const entries = [...staged.values()];
-          staged.clear();
-          const positionOf = (id: string) => entries.find((entry) => entry.product.id === id)?.position as number;
-          // Two staged ids claiming one sku: every claimer but the first is a conflict.
-          const firstClaimer = new Map<string, string>();
-          const claims: SkuConflict[] = [];
-          for (const { product, position } of entries) {
-            const first = firstClaimer.get(product.sku);
-            if (first === undefined) firstClaimer.set(product.sku, product.id);
-            else claims.push({ sku: product.sku, id: product.id, heldBy: first, position });
+          const maps = mapsOf(site);
+          const judged = staging.judge(
+            {
+              get: (id) => {
+                const json = maps.products.get(id);
+                return json === undefined ? undefined : decodeProduct(json);
+              },
+              holderOf: (sku) => maps.skus.get(sku),
+              size: maps.products.size,
+            },
+            replace,
+          );
+          if (!judged.applied || dryRun) {
+            staging.clear();
+            return judged.applied ? { applied: true, counts: judged.counts } : judged;
           }
-          if (claims.length > 0) return { applied: false, conflicts: claims };
-          const products = entries.map((entry) => entry.product);
-          const result = apply(site, products, dryRun, replace);
-          if (result.applied) return result;
-          return {
-            applied: false,
-            conflicts: result.conflicts.map((conflict) => ({ ...conflict, position: positionOf(conflict.id) })),
-          };
+          if (replace) {
+            maps.products.clear();
+            maps.skus.clear();
+          }
+          // A replace writes every product: the unchanged ones went with the old maps.
+          for (const product of replace ? staging.byId.values() : judged.changed) {
+            const old = maps.products.get(product.id);
+            const oldSku = old === undefined ? undefined : decodeProduct(old).sku;
+            // A sku another product of this import has just taken stays with it.
+            if (oldSku !== undefined && maps.skus.get(oldSku) === product.id) maps.skus.delete(oldSku);
+            maps.products.set(product.id, encodeProduct(product));
+            maps.skus.set(product.sku, product.id);
+          }
+          staging.clear();
+          return { applied: true, counts: judged.counts };
         },
         async abort() {
-          staged.clear();
+          staging.clear();
         },
       };
     },
@@ -136,16 +103,17 @@ export function createMapStore(): CatalogStore {
       assertOpen();
       const maps = mapsOf(site);
       const id = idOf(maps, key, by);
-      const product = id === undefined ? undefined : maps.products.get(id);
-      return product && structuredClone(product);
+      const json = id === undefined ? undefined : maps.products.get(id);
+      return json === undefined ? undefined : decodeProduct(json);
     },
 
     async remove(site, key, by) {
       assertOpen();
       const maps = mapsOf(site);
       const id = idOf(maps, key, by);
-      const product = id === undefined ? undefined : maps.products.get(id);
-      if (id === undefined || product === undefined) return undefined;
+      const json = id === undefined ? undefined : maps.products.get(id);
+      if (id === undefined || json === undefined) return undefined;
+      const product = decodeProduct(json);
       maps.products.delete(id);
       maps.skus.delete(product.sku);
       return product;
@@ -160,7 +128,7 @@ export function createMapStore(): CatalogStore {
       return ids
         .sort(compareIds)
         .slice(0, limit)
-        .map((id) => structuredClone(products.get(id) as Product));
+        .map((id) => decodeProduct(products.get(id) as string) as Product);
     },
 
     async ping() {

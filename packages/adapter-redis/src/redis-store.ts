@@ -1,13 +1,7 @@
 // createRedisStore: the CatalogStore facade over the scripts, the staged import and the client.
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  CatalogError,
-  type CatalogStore,
-  decodeProduct,
-  type SkuConflict,
-  type UpsertResult,
-} from "@catalog-kit/catalog-core";
-import { type Chunk, chunksOf } from "./chunk.ts";
+import { CatalogError, type CatalogStore, decodeProduct, type Product } from "@catalog-kit/catalog-core";
+import { chunksOf } from "./chunk.ts";
 import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
@@ -18,8 +12,7 @@ import { whenFree } from "./lock.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
 import { FIND, FIND_MERGING, REMOVE, UPSERT } from "./scripts.ts";
-import { stagedImport } from "./staged-import.ts";
-import { beginStream } from "./staged-stream.ts";
+import { beginStream, type OneCall } from "./staged-stream.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
 export interface RedisStoreTuning {
@@ -143,10 +136,19 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     return whenFree(ctx, keys, async () => (await ctx.run(script, keys, args)) as Reply, isBusy);
   }
 
-  async function upsertOnce(keys: SiteKeys, chunk: Chunk, dryRun: boolean): Promise<UpsertResult> {
-    const reply = await writeWhenFree(UPSERT, keys, [dryRun ? "1" : "0", ...chunk.args]);
+  // An import that fits in one script call: one UPSERT, the fast path of small imports.
+  async function upsertOnce(
+    keys: SiteKeys,
+    products: readonly Product[],
+    dryRun: boolean,
+  ): Promise<OneCall | undefined> {
+    const chunks = chunksOf(products, chunkSize);
+    const first = chunks.next();
+    if (first.done) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
+    if (!chunks.next().done) return undefined;
+    const reply = await writeWhenFree(UPSERT, keys, [dryRun ? "1" : "0", ...first.value.args]);
     if (reply[0] === "conflict") {
-      const conflicts: SkuConflict[] = [];
+      const conflicts = [];
       for (let i = 1; i < reply.length; i += 3) {
         conflicts.push({ sku: reply[i] as string, id: reply[i + 1] as string, heldBy: reply[i + 2] as string });
       }
@@ -154,39 +156,16 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     }
     const created = reply[1] as number;
     const unchanged = reply[2] as number;
-    return { applied: true, counts: { created, updated: chunk.count - created - unchanged, unchanged } };
+    return { applied: true, counts: { created, updated: first.value.count - created - unchanged, unchanged } };
   }
 
   return {
-    upsert: (site, products, options) =>
-      operation(
-        "upsert",
-        async () => {
-          const { dryRun, replace = false } = options;
-          const keys = siteKeys(prefix, site);
-          if (products.length === 0 && !replace)
-            return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
-          const chunks = chunksOf(products, chunkSize);
-          const first = chunks.next();
-          const second = first.done ? first : chunks.next();
-          // A replace deletes every product the batch does not name, however many: it goes
-          // through the staged import, whose commit swaps the site's keys in O(1).
-          const result =
-            !first.done && second.done && !replace
-              ? await upsertOnce(keys, first.value, dryRun)
-              : await stagedImport(ctx, keys, resume(first, second, chunks), products, { dryRun, replace });
-          // Even a write that changed nothing waits: it may be the retry of one whose wait failed.
-          if (result.applied && !dryRun) await afterWrite(keys);
-          return result;
-        },
-        "unknown",
-      ),
-
     beginImport: (site, options) =>
       operation("import", async () => {
         const keys = siteKeys(prefix, site);
         return beginStream(ctx, keys, options, {
           operation,
+          upsertOnce: (products, dryRun) => upsertOnce(keys, products, dryRun),
           afterWrite: () => afterWrite(keys),
           isClosed: () => closed,
         });
@@ -238,11 +217,4 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       }
     },
   };
-}
-
-// The chunks of a batch again, the first two of which were already taken to count them.
-function* resume(first: IteratorResult<Chunk>, second: IteratorResult<Chunk>, rest: Iterator<Chunk>): Generator<Chunk> {
-  if (!first.done) yield first.value;
-  if (!second.done) yield second.value;
-  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }

@@ -1,16 +1,27 @@
-// beginImport: an import that arrives in chunks and is never held by this process. Each chunk goes
-// to keys in Redis named by the import's token, kept in the shape of a site (keys.ts,
-// IncomingKeys), out of sight and without the site lock; commit judges them there and publishes
-// them by renaming them (stream-commit.ts).
-import type { Product, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
-import { CatalogError } from "@catalog-kit/catalog-core";
+// beginImport, the store's one write path. An import that fits in one script call is held here
+// and committed by one UPSERT call; a larger one (or a replace) is never held by this process:
+// each chunk goes to keys in Redis named by the import's token, kept in the shape of a site
+// (keys.ts, IncomingKeys), out of sight and without the site lock; commit judges them there and
+// publishes them by renaming them (stream-commit.ts).
+import {
+  CatalogError,
+  type CommitResult,
+  combineConflicts,
+  type ImportCounts,
+  ImportStaging,
+  type Product,
+  type SkuConflict,
+  type StagedImport,
+  type WriteOptions,
+} from "@catalog-kit/catalog-core";
 import { type Chunk, chunksOf } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";
 import type { Outcome } from "./errors.ts";
 import { incomingKeys, type SiteKeys } from "./keys.ts";
 import { newToken } from "./lock.ts";
+import type { Tally } from "./publish.ts";
 import { ADD } from "./scripts.ts";
-import { commitIncoming, type Tally } from "./stream-commit.ts";
+import { commitIncoming } from "./stream-commit.ts";
 import { windowed } from "./windowed.ts";
 
 /**
@@ -21,9 +32,16 @@ import { windowed } from "./windowed.ts";
  */
 export const INCOMING_TTL_MS = 60_000;
 
+/** The answer of one UPSERT call, its conflicts without positions. */
+export type OneCall =
+  | { readonly applied: true; readonly counts: ImportCounts }
+  | { readonly applied: false; readonly conflicts: readonly Omit<SkuConflict, "position">[] };
+
 /** What the store gives an import: its operation wrapper (closed store, eviction policy, errors), and WAIT. */
 export interface StreamHost {
   operation<T>(what: string, body: () => Promise<T>, outcome?: Outcome): Promise<T>;
+  /** Applies products of distinct ids in one UPSERT call; `undefined` when they do not fit in one. */
+  upsertOnce(products: readonly Product[], dryRun: boolean): Promise<OneCall | undefined>;
   /** Waits for replicas after a written commit (`waitForReplicas`), when configured. */
   afterWrite(): Promise<void> | undefined;
   isClosed(): boolean;
@@ -71,22 +89,85 @@ function* withPositions(chunks: Iterable<Chunk>, positions: readonly number[]): 
 }
 
 /**
- * A `StagedImport` into `site`. `add` runs one ADD script per chunk (a few in flight) and keeps
- * only the sums of their replies; `commit` takes the site lock only once the import has no
- * conflict of its own. Every path ends with the import's keys dropped (renamed away when it was
- * published), and they expire anyway.
+ * Commits an import held in this process: its claims among its own ids, found here, with the
+ * skus held in the site, found by one UPSERT call (a dry run when the claims refuse it anyway).
+ * `undefined` when it does not fit in one call.
+ */
+async function commitHeld(host: StreamHost, held: ImportStaging, dryRun: boolean): Promise<CommitResult | undefined> {
+  const claimed = held.claims();
+  const reply = await host.upsertOnce([...held.byId.values()], dryRun || claimed.length > 0);
+  if (reply === undefined) return undefined;
+  if (reply.applied && claimed.length === 0) return reply;
+  const stored = reply.applied ? [] : reply.conflicts.map((c) => ({ ...c, position: held.positionOf(c.id) }));
+  return { applied: false, conflicts: combineConflicts(stored, claimed) };
+}
+
+/**
+ * A `StagedImport` into `site`. While the import fits in one script call (and does not replace
+ * the site), `add` keeps it here and `commit` sends it in one UPSERT call. Past that, `add` runs
+ * one ADD script per chunk (a few in flight) and keeps only the sums of their replies; `commit`
+ * takes the site lock only once the import has no conflict of its own. Every path ends with the
+ * import's keys dropped (renamed away when it was published), and they expire anyway.
  */
 export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOptions, host: StreamHost): StagedImport {
   const { dryRun } = options;
   const keys = incomingKeys(site, newToken());
   const ttlMs = Math.max(INCOMING_TTL_MS, 2 * ctx.lockTtlMs);
   const tally: Tally = { ids: 0, claimed: 0, contested: 0, unheld: 0, chunks: 0 };
+  // The import while it fits in one call: what `add` was given, as given.
+  let held: { products: Product[]; positions: number[] } | undefined = options.replace
+    ? undefined
+    : { products: [], positions: [] };
   // Numbers the chunks sent, each once (the fields of in:pos).
   let sent = 0;
   // "broken" once an add may have been applied in part: the tally no longer describes the staging.
   let state: "open" | "broken" | "settled" = "open";
-  const drop = () =>
-    ctx.drop([keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions, keys.inSpans]).catch(() => {});
+  // Nothing to drop while nothing was sent: a small import costs its one call.
+  const drop = async () => {
+    if (sent === 0) return;
+    await ctx
+      .drop([keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions, keys.inSpans])
+      .catch(() => {});
+  };
+
+  // Stages products in Redis, one ADD call per chunk.
+  async function stage(products: readonly Product[], positions: readonly number[]): Promise<void> {
+    if (state === "broken") throw brokenByAdd();
+    try {
+      for (const [run, at] of runs(products, positions)) {
+        await windowed(withPositions(chunksOf(run, ctx.chunkSize), at), ctx.window, async ([chunk, where]) => {
+          const reply = (await ctx.run(ADD, keys, [ttlMs, ++sent, where, ...chunk.args])) as number[];
+          tally.ids += reply[0] as number;
+          tally.claimed += reply[1] as number;
+          tally.contested += reply[2] as number;
+          tally.unheld += reply[3] as number;
+          tally.chunks += 1;
+        });
+      }
+    } catch (error) {
+      state = "broken";
+      throw error;
+    }
+  }
+
+  // The held products go to Redis once the import outgrows one call.
+  async function release(): Promise<void> {
+    const given = held;
+    held = undefined;
+    if (given !== undefined && given.products.length > 0) await stage(given.products, given.positions);
+  }
+
+  async function commitStaged(): Promise<CommitResult> {
+    if (held !== undefined) {
+      const staging = new ImportStaging();
+      staging.add(held.products, held.positions);
+      const result = await commitHeld(host, staging, dryRun);
+      if (result !== undefined) return result;
+      await release();
+    }
+    if (state === "broken") throw brokenByAdd();
+    return commitIncoming(ctx, site, keys, tally, options, ttlMs);
+  }
 
   return {
     async add(products, positions) {
@@ -95,25 +176,18 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       }
       if (state === "settled") throw settled();
       if (products.length === 0) return;
+      if (held !== undefined && held.products.length + products.length <= ctx.chunkSize) {
+        for (let i = 0; i < products.length; i++) {
+          held.products.push(products[i] as Product);
+          held.positions.push(positions[i] as number);
+        }
+        return;
+      }
       await host.operation(
         "import",
         async () => {
-          if (state === "broken") throw brokenByAdd();
-          try {
-            for (const [run, at] of runs(products, positions)) {
-              await windowed(withPositions(chunksOf(run, ctx.chunkSize), at), ctx.window, async ([chunk, where]) => {
-                const reply = (await ctx.run(ADD, keys, [ttlMs, ++sent, where, ...chunk.args])) as number[];
-                tally.ids += reply[0] as number;
-                tally.claimed += reply[1] as number;
-                tally.contested += reply[2] as number;
-                tally.unheld += reply[3] as number;
-                tally.chunks += 1;
-              });
-            }
-          } catch (error) {
-            state = "broken";
-            throw error;
-          }
+          await release();
+          await stage(products, positions);
         },
         "nothing written",
       );
@@ -121,14 +195,11 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
 
     async commit() {
       if (state === "settled") throw settled();
-      const broken = state === "broken";
-      state = "settled";
       try {
         return await host.operation(
           "commit of the import",
           async () => {
-            if (broken) throw brokenByAdd();
-            const result = await commitIncoming(ctx, site, keys, tally, options, ttlMs);
+            const result = await commitStaged();
             // Even a commit that changed nothing waits: it may be the retry of one whose wait failed.
             if (result.applied && !dryRun) await host.afterWrite();
             return result;
@@ -136,12 +207,15 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
           "unknown",
         );
       } finally {
+        state = "settled";
+        held = undefined;
         await drop();
       }
     },
 
     async abort() {
       state = "settled";
+      held = undefined;
       // A closed store sends nothing more; the keys expire.
       if (!host.isClosed()) await drop();
     },

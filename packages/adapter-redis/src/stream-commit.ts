@@ -1,32 +1,18 @@
-// The commit of a `beginImport` import, whose products wait in Redis in the shape of a site
-// (keys.ts, IncomingKeys): its own sku claims first; then, under the site lock, an import into an
-// empty site is published at once by renaming its keys into the site's; into a site with
-// products, one pass judges every product against the site, and what the import changes is
-// renamed into the merging keys (or the import's keys in place of the site, for a replace).
-import type { SkuConflict, UpsertResult, WriteOptions } from "@catalog-kit/catalog-core";
+// The commit of an import staged in Redis, whose products wait in the shape of a site (keys.ts,
+// IncomingKeys): its own sku claims first; then, under the site lock, an import into an empty
+// site is published at once by renaming its keys into the site's; into a site with products, one
+// pass judges every product against the site, and what the import changes is renamed into the
+// merging keys (or the import's keys in place of the site, for a replace).
+import { type CommitResult, combineConflicts, type SkuConflict, type WriteOptions } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import { evictedStaging, lostLock, unavailable } from "./errors.ts";
 import { type IncomingKeys, importKeys, type ScriptKeys, type SiteKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
 import { mergeAll, slices } from "./merge.ts";
 import { eachPage } from "./pages.ts";
-import { CLAIMERS, HOLDERS, INCOMING_SIZES, JUDGE, PUBLISH, SPANS, WHERE } from "./scripts.ts";
-import { commit, countsOf, siteSizeOf, stagingOf } from "./staged-import.ts";
+import { commit, countsOf, publish, siteSizeOf, stagingOf, type Tally } from "./publish.ts";
+import { CLAIMERS, HOLDERS, INCOMING_SIZES, JUDGE, SPANS, WHERE } from "./scripts.ts";
 import { windowed } from "./windowed.ts";
-
-/** What an import's adds counted, summed from their replies: numbers, never the ids. */
-export interface Tally {
-  /** Distinct ids staged: the entries of in:products, in:sku-of and in:ids. */
-  ids: number;
-  /** Skus some staged id claims: the entries of in:skus. */
-  claimed: number;
-  /** Skus more than one staged id claims. */
-  contested: number;
-  /** Skus one staged id claims whose entry in in:skus does not name it (`""`). */
-  unheld: number;
-  /** Chunks staged: the entries of in:pos. */
-  chunks: number;
-}
 
 /** The keys a commit uses: the site's, its merging ones, the import's and the staging's of its lock. */
 type CommitKeys = ScriptKeys;
@@ -135,32 +121,6 @@ async function settleHolders(ctx: StoreContext, keys: IncomingKeys, ttlMs: numbe
 }
 
 /**
- * Publishes the import by renaming its keys (PUBLISH), `dropped` of its products having been
- * taken out as unchanged; with `check`, only checks it (a dry run). A lost reply to a call that
- * may publish leaves the outcome unknown, and the error says so.
- */
-async function publish(
-  ctx: StoreContext,
-  keys: CommitKeys,
-  token: string,
-  where: "empty" | "replace" | "merge",
-  tally: Tally,
-  { dropped = 0, siteSize = 0, check = false }: { dropped?: number; siteSize?: number; check?: boolean } = {},
-): Promise<"done" | "merge" | "occupied"> {
-  const kept = tally.ids - dropped;
-  const args = [token, ctx.lockTtlMs, where, check ? "0" : "1", kept, tally.claimed - dropped, tally.chunks, siteSize];
-  let outcome: unknown;
-  try {
-    outcome = await ctx.run(PUBLISH, keys, args);
-  } catch (error) {
-    throw unavailable(error, "commit of the import", check ? "nothing written" : "unknown");
-  }
-  if (outcome === "lost") throw lostLock();
-  if (outcome === "evicted") throw evictedStaging();
-  return outcome as "done" | "merge" | "occupied";
-}
-
-/**
  * Under the lock, for a site that holds products: judges every product of the import against
  * the site, a page of its id index per call, then publishes. Each id is judged once (the walk
  * goes by id), so the counts are exact. What the import changes is published as the merging
@@ -177,7 +137,7 @@ async function judgeAndPublish(
   tally: Tally,
   { dryRun, replace = false }: WriteOptions,
   ttlMs: number,
-): Promise<UpsertResult | { unplaced: Unplaced[] }> {
+): Promise<CommitResult | { unplaced: Unplaced[] }> {
   // Under the lock the site stays as it is until the commit, so its size is read once.
   const siteSize = replace ? await siteSizeOf(ctx, keys, token) : 0;
   let judged = 0;
@@ -224,9 +184,29 @@ async function judgeAndPublish(
 }
 
 /**
- * Commits an import's staging as `StagedImport.commit` says: conflicts among its own ids alone
- * when there are any (found without the lock: they do not depend on the site); else, under the
- * lock, into an empty site by renaming its keys into the site's, with no judging (every product
+ * The conflicts of an import whose ids claim skus among themselves with products of the site
+ * that stay: one read-only judging walk under the lock, for an answer that lists every conflict.
+ */
+async function heldConflicts(
+  ctx: StoreContext,
+  site: SiteKeys,
+  incoming: IncomingKeys,
+  tally: Tally,
+  ttlMs: number,
+): Promise<SkuConflict[]> {
+  const unplaced = await withLock(ctx, site, async (token) => {
+    const keys: CommitKeys = { ...importKeys(site, token), ...incoming };
+    if ((await siteSizeOf(ctx, keys, token)) === 0) return [];
+    const judged = await judgeAndPublish(ctx, keys, token, tally, { dryRun: true }, ttlMs);
+    return "unplaced" in judged ? judged.unplaced : [];
+  });
+  return unplaced.length === 0 ? [] : placed(ctx, incoming, unplaced);
+}
+
+/**
+ * Commits an import's staging as `StagedImport.commit` says: when its own ids claim a sku twice,
+ * those conflicts (found without the lock) with the skus held in the site (a read-only judging
+ * walk); else, under the lock, into an empty site by renaming its keys into the site's, with no judging (every product
  * is created, and no sku of an empty site can conflict); else judged against the site and
  * published as one step. Positions are gathered only to answer conflicts, without the lock.
  * The caller drops the import's keys afterwards.
@@ -239,7 +219,7 @@ export async function commitIncoming(
   tally: Tally,
   options: WriteOptions,
   ttlMs: number,
-): Promise<UpsertResult> {
+): Promise<CommitResult> {
   const { dryRun, replace = false } = options;
   // An empty replace still empties the site, under the lock like any other.
   if (tally.ids === 0 && !replace) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
@@ -247,11 +227,12 @@ export async function commitIncoming(
     await checkWhole(ctx, incoming, tally);
     if (tally.contested > 0) {
       await buildSpans(ctx, incoming, tally, ttlMs);
-      const conflicts = await claimConflicts(ctx, incoming);
+      const claimed = await claimConflicts(ctx, incoming);
       // An in:skus or in:sku-of evicted during the walk would hide claimers.
       await checkWhole(ctx, incoming, tally);
-      if (conflicts.length === 0) throw evictedStaging();
-      return { applied: false, conflicts };
+      if (claimed.length === 0) throw evictedStaging();
+      const held = replace ? [] : await heldConflicts(ctx, site, incoming, tally, ttlMs);
+      return { applied: false, conflicts: combineConflicts(held, claimed) };
     }
     if (tally.unheld > 0) await settleHolders(ctx, incoming, ttlMs);
     const result = await withLock(ctx, site, async (token) => {

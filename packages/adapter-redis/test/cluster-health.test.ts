@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type CatalogStore, isCatalogError, type Site } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisCluster, type RedisServer, startRedisCluster, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
@@ -42,7 +42,7 @@ const leaking = (messages: Record<string, string>) =>
 const opsOn = (store: CatalogStore, site: Site, tag: string) => ({
   [`find ${tag}`]: store.find(site, "a"),
   [`find by sku ${tag}`]: store.find(site, "s", "sku"),
-  [`upsert ${tag}`]: store.upsert(site, [product("b", "t")], write),
+  [`upsert ${tag}`]: upsert(store, site, [product("b", "t")], write),
   [`remove ${tag}`]: store.remove(site, "a"),
 });
 
@@ -68,7 +68,7 @@ describeWithRedis("health and error messages when a master dies (3-master cluste
     const lost: Site[] = [];
     const kept: Site[] = [];
     for (const site of sites) {
-      await store.upsert(site, [product("a", "s")], write);
+      await upsert(store, site, [product("a", "s")], write);
       const slot = (await admin.cluster("KEYSLOT", siteKeys(checkKeyPrefix(PREFIX), site).products)) as number;
       const owner = ranges.find(([from, to]) => from <= slot && slot <= to)?.[2]?.[1];
       (owner === victim.port ? lost : kept).push(site);
@@ -117,7 +117,7 @@ describeWithRedis("error messages when a standalone Redis dies", () => {
 
   test("no error names the host or port", async () => {
     const site = uniqueSite();
-    await store.upsert(site, [product("a", "s")], write);
+    await upsert(store, site, [product("a", "s")], write);
     await server.kill();
     const messages = await failureMessages({ ...opsOn(store, site, "at once"), ping: store.ping() });
     await sleep(300);

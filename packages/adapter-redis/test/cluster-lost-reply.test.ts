@@ -1,5 +1,5 @@
 import { type CatalogStore, isCatalogError, type Site } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { freePort, type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
@@ -84,7 +84,7 @@ describeWithRedis("a reply lost after Redis ran the command (3-master cluster be
   /** Removes through the proxies with the reply lost, while a newer version is acknowledged directly. */
   async function lostRemoveThenNewerWrite(store: CatalogStore) {
     const site = uniqueSite();
-    await direct.upsert(site, [product("a", "sku-a")], write);
+    await upsert(direct, site, [product("a", "sku-a")], write);
     // Loads the remove script on that master, so the drop cannot land on a NOSCRIPT answer.
     await direct.remove(site, "not-there");
     await until("the store to connect", async () => ((await store.ping().then(() => true)) ? true : undefined));
@@ -95,7 +95,7 @@ describeWithRedis("a reply lost after Redis ran the command (3-master cluster be
     // The newer write is acknowledged before the store's client can reach that master again.
     proxy.pause();
     const v2 = product("a", "sku-a", { title: "v2" });
-    await direct.upsert(site, [v2], write);
+    await upsert(direct, site, [v2], write);
     proxy.resume();
     const outcome = await removal;
     await until("the store to reconnect", async () => ((await store.ping().then(() => true)) ? true : undefined));

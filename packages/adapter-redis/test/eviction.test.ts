@@ -1,5 +1,5 @@
 import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
@@ -55,7 +55,7 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
     ])("%s, its %s evicted: rejects STORAGE_UNAVAILABLE and publishes nothing", async (_, seeded, which) => {
       const site = uniqueSite();
       const seed = product("seed", "seed-sku");
-      if (seeded) await direct.upsert(site, [seed], write);
+      if (seeded) await upsert(direct, site, [seed], write);
       const batch = Array.from({ length: 60 }, (_, i) => product(`id-${i}`, `sku-${i}`));
       let evicted: string[] = [];
       // What eviction does to a key with a TTL: it is gone, whole, between two calls.
@@ -69,7 +69,7 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
         }
       });
       try {
-        const outcome = await settle(store.upsert(site, batch, write));
+        const outcome = await settle(upsert(store, site, batch, write));
         expect(evicted).toHaveLength(1);
         expect(outcome.ok ? { resolved: outcome.value } : isUnavailable(outcome.error)).toBe(true);
       } finally {
@@ -95,7 +95,7 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
       await admin.flushall();
       await store.ping();
       const baseline = await used();
-      await store.upsert(uniqueSite(), batch, write);
+      await upsert(store, uniqueSite(), batch, write);
       const footprint = (await used()) - baseline;
       await admin.flushall();
       const floor = await used();
@@ -110,8 +110,8 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
         const keys = siteKeys(checkKeyPrefix(PREFIX), site);
         // Every other run into a site that already has a product: the locked, merging path.
         const seeded = run % 2 === 1;
-        if (seeded) await store.upsert(site, [product("seed", "seed-sku")], write);
-        const outcome = await settle(store.upsert(site, batch, write));
+        if (seeded) await upsert(store, site, [product("seed", "seed-sku")], write);
+        const outcome = await settle(upsert(store, site, batch, write));
         const label = `run ${run}${seeded ? " (seeded)" : ""}`;
         if (outcome.ok) {
           outcomes.push("succeeded");
@@ -121,7 +121,7 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
           // A merge that memory pressure stopped is visible already; the site's next writer
           // finishes it once memory allows.
           await admin.config("SET", "maxmemory", "0");
-          await store.upsert(site, [product("after", "after-sku")], write);
+          await upsert(store, site, [product("after", "after-sku")], write);
           const stored = (await productIds(admin, keys)).length;
           if (stored !== size + (seeded ? 2 : 1)) problems.push(`${label}: succeeded with ${stored} products stored`);
         }

@@ -1,5 +1,5 @@
 import { type CatalogStore, isCatalogError } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis, type RedisOptions } from "ioredis";
@@ -38,7 +38,7 @@ describeWithRedis("a store on a client the caller gives, when a reply is lost", 
     direct = createRedisStore({ url: server.url, keyPrefix: PREFIX });
     // Loads the scripts, so that no armed drop lands on an EVALSHA answered NOSCRIPT.
     const warm = uniqueSite();
-    await direct.upsert(warm, [product("a", "s")], write);
+    await upsert(direct, warm, [product("a", "s")], write);
     await direct.remove(warm, "a");
   });
   afterEach(async () => {
@@ -60,7 +60,7 @@ describeWithRedis("a store on a client the caller gives, when a reply is lost", 
   /** Removes through the proxy with the reply lost, then acknowledges a newer version directly. */
   async function lostRemoveThenNewerWrite(client: Redis, store: CatalogStore) {
     const site = uniqueSite();
-    await direct.upsert(site, [product("a", "sku-a")], write);
+    await upsert(direct, site, [product("a", "sku-a")], write);
     await until("the client to connect", async () => (client.status === "ready" ? true : undefined));
     const dropped = proxy.dropReplyAfter(scriptOf(site));
     const removal = await settle(store.remove(site, "a"));
@@ -68,7 +68,7 @@ describeWithRedis("a store on a client the caller gives, when a reply is lost", 
     // Held so that the newer write is certainly acknowledged before the client is back.
     proxy.pause();
     const v2 = product("a", "sku-a", { title: "v2" });
-    await direct.upsert(site, [v2], write);
+    await upsert(direct, site, [v2], write);
     proxy.resume();
     await until("the client to reconnect", async () => (client.status === "ready" ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 500));

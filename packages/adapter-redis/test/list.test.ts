@@ -1,14 +1,13 @@
-import { compareIds, type Product, type Site } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { compareIds, encodeProduct, type Product, type Site } from "@catalog-kit/catalog-core";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { chunksOf } from "../src/chunk.ts";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
-import { checkKeyPrefix, importKeys, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, MERGING_FIELD, siteKeys } from "../src/keys.ts";
 import { runScript } from "../src/lua.ts";
-import { ACQUIRE, BACKFILL, COMMIT, MERGE, PUBLISH, STAGE } from "../src/scripts.ts";
+import { ACQUIRE, COMMIT, MERGE, PUBLISH } from "../src/scripts.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
 
@@ -54,12 +53,12 @@ describeWithRedis("list and replace on Redis", () => {
   test("every write keeps the id index: upsert, remove, chunked imports merged or replacing the site", async () => {
     const store = open({ chunkSize: 3 });
     const site = uniqueSite();
-    await store.upsert(site, [product("b", "s1"), product("a", "s2")], write);
+    await upsert(store, site, [product("b", "s1"), product("a", "s2")], write);
     expect(await admin.zrange(keysOf(site).ids, 0, -1)).toEqual(["a", "b"]);
-    await store.upsert(site, [product("c", "s3"), product("d", "s4"), product("a", "s5"), product("e", "s6")], write);
+    await upsert(store, site, [product("c", "s3"), product("d", "s4"), product("a", "s5"), product("e", "s6")], write);
     await store.remove(site, "s1", "sku");
     expect(await admin.zrange(keysOf(site).ids, 0, -1)).toEqual(["a", "c", "d", "e"]);
-    await store.upsert(site, [product("a", "s5"), product("x", "s7"), product("y", "s8"), product("z", "s9")], {
+    await upsert(store, site, [product("a", "s5"), product("x", "s7"), product("y", "s8"), product("z", "s9")], {
       dryRun: false,
       replace: true,
     });
@@ -75,17 +74,20 @@ describeWithRedis("list and replace on Redis", () => {
     const keys = keysOf(site);
     // Ids whose UTF-8 order is not their UTF-16 order, nor any locale's.
     const before = [product("a", "s1"), product("c", "s2"), product("é", "s3"), product("😀", "s4")];
-    await store.upsert(site, before, write);
+    await upsert(store, site, before, write);
     // A committed import, never merged (its writer stopped), on top of the site: it changes c
     // and adds B, d and U+FFFF.
     const token = "committed000000000000000";
-    const staged = importKeys(keys, token);
     const batch = [product("B", "s5"), product("c", "s6"), product("d", "s7"), product("\uffff", "s8")];
     await runScript(admin, ACQUIRE, keys, [token, 300]);
-    const [chunk] = chunksOf(batch, batch.length);
-    await runScript(admin, STAGE, staged, [token, 300, 600, "1", "0", ...(chunk?.args ?? [])]);
-    expect(await runScript(admin, COMMIT, staged, [token, 300, 4, ""])).toBe("merge");
-    expect(await admin.exists(keys.mergingIds)).toBe(1);
+    // What a commit publishes as the merging keys, and the site's mark of a merge unfinished.
+    for (const p of batch) {
+      await admin.hset(keys.mergingProducts, p.id, encodeProduct(p));
+      await admin.hset(keys.mergingSkus, p.sku, p.id);
+      await admin.hset(keys.mergingSkuOf, p.id, p.sku);
+      await admin.zadd(keys.mergingIds, 0, p.id);
+    }
+    await admin.hset(keys.products, MERGING_FIELD, "1");
 
     const expected = [...before.filter((p) => p.id !== "c"), ...batch].sort((x, y) => compareIds(x.id, y.id));
     expect(expected.map((p) => p.id)).toEqual(["B", "a", "c", "d", "é", "\uffff", "😀"]);
@@ -94,7 +96,7 @@ describeWithRedis("list and replace on Redis", () => {
 
     // The lock expires; the next writer finishes the merge first.
     await new Promise((resolve) => setTimeout(resolve, 350));
-    await store.upsert(site, [product("e", "s9")], write);
+    await upsert(store, site, [product("e", "s9")], write);
     expect(await admin.exists(keys.mergingProducts, keys.mergingIds)).toBe(0);
     expect(await walk(store, site, 3)).toEqual(
       [...expected, product("e", "s9")].sort((x, y) => compareIds(x.id, y.id)),
@@ -107,7 +109,7 @@ describeWithRedis("list and replace on Redis", () => {
     const site = uniqueSite();
     const keys = keysOf(site);
     const products = Array.from({ length: 2_000 }, (_, i) => product(`id-${String(i).padStart(4, "0")}`, `s-${i}`));
-    await store.upsert(site, products, write);
+    await upsert(store, site, products, write);
     // What the store before the index left: no index at all.
     await admin.del(keys.ids);
     expect(await store.list(site, undefined, 2)).toEqual(products.slice(0, 2));
@@ -144,10 +146,10 @@ describeWithRedis("list and replace on Redis", () => {
     await admin.config("SET", "slowlog-max-len", "10000");
     try {
       await admin.call("SLOWLOG", "RESET");
-      await store.upsert(site, all, write);
+      await upsert(store, site, all, write);
       const filling = await longestScript();
       const kept = all.filter((_, i) => i % 10 !== 0);
-      expect(await store.upsert(site, kept, { dryRun: false, replace: true })).toEqual({
+      expect(await upsert(store, site, kept, { dryRun: false, replace: true })).toEqual({
         applied: true,
         counts: { created: 0, updated: 0, unchanged: 10_800, deleted: 1_200 },
       });
@@ -171,7 +173,7 @@ describeWithRedis("list and replace on Redis", () => {
     const store = open({ chunkSize: 100 });
     const site = uniqueSite();
     const all = Array.from({ length: 1_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
-    await store.upsert(site, all, write);
+    await upsert(store, site, all, write);
     const next = all.map((p, i) => (i < 10 ? { ...p, price: 1 } : p));
     const staged = await store.beginImport(site, { dryRun: false, replace: true });
     await staged.add(
@@ -188,11 +190,10 @@ describeWithRedis("list and replace on Redis", () => {
       const entries = (await admin.call("SLOWLOG", "GET", "-1")) as [number, number, number, string[]][];
       const called = new Set(entries.map(([, , , args]) => String(args[1])));
       expect({
-        backfill: called.has(BACKFILL.sha),
         merge: called.has(MERGE.sha),
-        stage: called.has(STAGE.sha),
+        commit: called.has(COMMIT.sha),
         published: called.has(PUBLISH.sha),
-      }).toEqual({ backfill: false, merge: false, stage: false, published: true });
+      }).toEqual({ merge: false, commit: false, published: true });
     } finally {
       await admin.config("SET", "slowlog-log-slower-than", "10000");
     }

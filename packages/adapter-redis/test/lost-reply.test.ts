@@ -1,5 +1,5 @@
 import { type CatalogStore, isCatalogError, type Product } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
@@ -61,9 +61,9 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     // Loads every script into Redis, so that no armed drop lands on an EVALSHA that Redis
     // answers with NOSCRIPT without running it.
     const warm = uniqueSite();
-    await direct.upsert(warm, batchOf(30), write);
-    await direct.upsert(warm, [...batchOf(60), product("x", "y")], write);
-    await direct.upsert(warm, [product("z", "w")], write);
+    await upsert(direct, warm, batchOf(30), write);
+    await upsert(direct, warm, [...batchOf(60), product("x", "y")], write);
+    await upsert(direct, warm, [product("z", "w")], write);
     await direct.find(warm, "id-1");
     await direct.remove(warm, "id-1");
   });
@@ -79,7 +79,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
   test("remove: rejects STORAGE_UNAVAILABLE, ran exactly once, and a newer acknowledged upsert survives", async () => {
     const store = throughProxy();
     const site = uniqueSite();
-    await direct.upsert(site, [product("a", "sku-a")], write);
+    await upsert(direct, site, [product("a", "sku-a")], write);
     await reconnected(store);
     const dropped = proxy.dropReplyAfter(scriptOf(site));
     const outcome = await settle(store.remove(site, "a"));
@@ -90,7 +90,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     // The newer write is acknowledged while the first store is still reconnecting.
     proxy.pause();
     const v2 = product("a", "sku-a", { title: "v2" });
-    await direct.upsert(site, [v2], write);
+    await upsert(direct, site, [v2], write);
     proxy.resume();
     await reconnected(store);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -104,14 +104,14 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     const p = product("new", "sku-new", { price: 5 });
     await reconnected(store);
     const dropped = proxy.dropReplyAfter(scriptOf(site));
-    const outcome = await settle(store.upsert(site, [p], write));
+    const outcome = await settle(upsert(store, site, [p], write));
     await dropped;
     expect(outcome.ok ? { resolved: outcome.value } : isUnavailable(outcome.error)).toBe(true);
     expect(proxy.count(scriptOf(site))).toBe(1);
     expect(await direct.find(site, "new")).toEqual(p);
 
     await reconnected(store);
-    expect(await store.upsert(site, [p], write)).toEqual({
+    expect(await upsert(store, site, [p], write)).toEqual({
       applied: true,
       counts: { created: 0, updated: 0, unchanged: 1 },
     });
@@ -123,16 +123,16 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     const store = throughProxy({ chunkSize: 10 });
     const site = uniqueSite();
     // A site with products, so the import takes the site lock (an empty site is staged without it).
-    await direct.upsert(site, [product("seed", "seed-sku")], write);
+    await upsert(direct, site, [product("seed", "seed-sku")], write);
     await reconnected(store);
     const batch = batchOf(60);
     const dropped = proxy.dropReplyAfter(scriptOf(site));
-    const outcome = await settle(store.upsert(site, batch, write));
+    const outcome = await settle(upsert(store, site, batch, write));
     await dropped;
     if (!outcome.ok) expect(isUnavailable(outcome.error)).toBe(true);
 
     await reconnected(store);
-    const next = await settle(impatient.upsert(site, [product("after", "after-sku")], write));
+    const next = await settle(upsert(impatient, site, [product("after", "after-sku")], write));
     expect(next.ok ? next.value : next.error).toMatchObject({ applied: true });
     expect(next.ms).toBeLessThan(2_000);
 
@@ -150,7 +150,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     test("rejects STORAGE_UNAVAILABLE without claiming nothing was written, is all-or-nothing, and frees the site", async () => {
       const store = throughProxy({ chunkSize: 10 });
       const site = uniqueSite();
-      if (seeded) await direct.upsert(site, [product("seed", "seed-sku")], write);
+      if (seeded) await upsert(direct, site, [product("seed", "seed-sku")], write);
       await reconnected(store);
       const batch = batchOf(60);
       // The call that follows a staging holding the whole batch is the one that publishes it.
@@ -161,7 +161,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
           return sizes.some((size) => size === batch.length);
         },
       });
-      const outcome = await settle(store.upsert(site, batch, write));
+      const outcome = await settle(upsert(store, site, batch, write));
       await dropped;
       expectOutcomeUnknown(outcome);
 
@@ -175,7 +175,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
       );
       if (all) expect(bySku).toEqual(byId);
 
-      const next = await settle(impatient.upsert(site, [product("after", "after-sku")], write));
+      const next = await settle(upsert(impatient, site, [product("after", "after-sku")], write));
       expect(next.ok ? next.value : next.error).toMatchObject({ applied: true });
       expect(next.ms).toBeLessThan(2_000);
       expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
@@ -186,20 +186,20 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     const store = throughProxy({ chunkSize: 10 });
     const site = uniqueSite();
     const keys = siteKeys(checkKeyPrefix(PREFIX), site);
-    await direct.upsert(site, [product("seed", "seed-sku"), ...batchOf(20)], write);
+    await upsert(direct, site, [product("seed", "seed-sku"), ...batchOf(20)], write);
     const before = await storedProducts(admin, keys);
     await reconnected(store);
     // 20 unchanged (copied into the staging), 20 new, and one taking the sku of seed, which goes.
     const batch = [...batchOf(40), product("taker", "seed-sku")];
     const dropped = proxy.dropReplyAfter(scriptOf(site), { when: (argv) => argv[1]?.toString() === COMMIT.sha });
-    const outcome = await settle(store.upsert(site, batch, { dryRun: false, replace: true }));
+    const outcome = await settle(upsert(store, site, batch, { dryRun: false, replace: true }));
     await dropped;
     expectOutcomeUnknown(outcome);
     await reconnected(store);
     const after = await storedProducts(admin, keys);
     const replaced = Object.fromEntries(batch.map((p) => [p.id, JSON.stringify(p)]));
     expect([replaced, before]).toContainEqual(after);
-    const next = await settle(impatient.upsert(site, [product("after", "after-sku")], write));
+    const next = await settle(upsert(impatient, site, [product("after", "after-sku")], write));
     expect(next.ok ? next.value : next.error).toMatchObject({ applied: true });
     expect(next.ms).toBeLessThan(2_000);
     expect(await checkIndex(admin, PREFIX, site)).toEqual([]);

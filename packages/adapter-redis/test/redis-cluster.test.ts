@@ -1,6 +1,6 @@
 import { isDeepStrictEqual as isEqual } from "node:util";
 import { encodeProduct, isCatalogError, type Product } from "@catalog-kit/catalog-core";
-import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { testCatalogStore, uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
@@ -37,7 +37,7 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
       const owners = new Set<number | undefined>();
       for (let i = 0; i < 12; i++) {
         const site = uniqueSite();
-        await store.upsert(site, [product("a", "s")], { dryRun: false });
+        await upsert(store, site, [product("a", "s")], { dryRun: false });
         const keys = importKeys(siteKeys(checkKeyPrefix("spread"), site), "ff");
         const slots = await Promise.all(
           Object.values(keys).map((key) => admin.cluster("KEYSLOT", key) as Promise<number>),
@@ -67,10 +67,10 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
       );
       const store = createRedisStore({ client, keyPrefix: "given", chunkSize: 200 });
       const site = uniqueSite();
-      await store.upsert(site, [product("seed", "sku-5")], { dryRun: false });
+      await upsert(store, site, [product("seed", "sku-5")], { dryRun: false });
       const batch = Array.from({ length: 2_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
       batch.push(product("seed", "seed-sku"));
-      expect(await store.upsert(site, batch, { dryRun: false })).toEqual({
+      expect(await upsert(store, site, batch, { dryRun: false })).toEqual({
         applied: true,
         counts: { created: 2_000, updated: 1, unchanged: 0 },
       });
@@ -86,7 +86,7 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
     test("a beginImport import in chunks commits on a Cluster: its own conflicts, then the site's, then merged", async () => {
       const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "stream", chunkSize: 200 });
       const site = uniqueSite();
-      await store.upsert(site, [product("seed", "sku-1500")], { dryRun: false });
+      await upsert(store, site, [product("seed", "sku-1500")], { dryRun: false });
       const chunks = [0, 1, 2].map((n) =>
         Array.from({ length: 700 }, (_, i) => product(`id-${n * 700 + i}`, `sku-${n * 700 + i}`)),
       );
@@ -121,7 +121,7 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
     test("a master going down fails its sites with STORAGE_UNAVAILABLE, and every site recovers when it returns", async () => {
       const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "down" });
       const sites = Array.from({ length: 12 }, () => uniqueSite());
-      for (const site of sites) await store.upsert(site, [product("a", "s")], { dryRun: false });
+      for (const site of sites) await upsert(store, site, [product("a", "s")], { dryRun: false });
       const victim = cluster.servers[0] as (typeof cluster.servers)[number];
       const ranges = await admin.cluster("SLOTS");
       const onVictim = async (site: (typeof sites)[number]) => {
@@ -148,7 +148,7 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
         sites.map(async (site) => {
           const deadline = Date.now() + 20_000;
           while (
-            (await store.upsert(site, [product("b", "t")], { dryRun: false }).catch(() => undefined)) === undefined
+            (await upsert(store, site, [product("b", "t")], { dryRun: false }).catch(() => undefined)) === undefined
           ) {
             if (Date.now() > deadline) throw new Error("the site did not recover");
             await new Promise((resolve) => setTimeout(resolve, 50));

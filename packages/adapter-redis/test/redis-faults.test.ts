@@ -1,5 +1,5 @@
 import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
@@ -50,14 +50,14 @@ describeWithRedis("Redis store when Redis fails", () => {
 
   /** Starts an import, kills Redis as soon as `moment` holds, restarts it; returns the import's outcome. */
   async function crashDuring(site: Site, batch: readonly Product[], moment: () => Promise<boolean>): Promise<unknown> {
-    const outcome = store.upsert(site, batch, write).then(
+    const outcome = upsert(store, site, batch, write).then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     );
     await until("the moment to crash", async () => ((await moment()) ? true : undefined));
     await server.kill();
     const settled = await outcome;
-    for (const call of [store.ping(), store.find(site, "id-0"), store.upsert(site, [product("x", "y")], write)]) {
+    for (const call of [store.ping(), store.find(site, "id-0"), upsert(store, site, [product("x", "y")], write)]) {
       await expect(call).rejects.toSatisfy((error) => isCatalogError(error, "STORAGE_UNAVAILABLE"));
     }
     await server.restart();
@@ -70,7 +70,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     const site = uniqueSite();
     const keys = siteKeys(checkKeyPrefix(PREFIX), site);
     const seed = batchOf(20, 0).map((p) => ({ ...p, title: "seed" }));
-    await store.upsert(site, seed, write);
+    await upsert(store, site, seed, write);
     const batch = batchOf(20_000, 10);
     const outcome = await crashDuring(site, batch, async () => (await watcher.keys(`${PREFIX}:*stage:*`)).length > 0);
     expect(outcome).toMatchObject({ error: { code: "STORAGE_UNAVAILABLE" } });
@@ -80,7 +80,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     expect(await productIds(watcher, keys)).toHaveLength(20);
     expect(await checkIndex(watcher, PREFIX, site)).toEqual([]);
 
-    expect(await store.upsert(site, batch, write)).toEqual({
+    expect(await upsert(store, site, batch, write)).toEqual({
       applied: true,
       counts: { created: 19_990, updated: 10, unchanged: 0 },
     });
@@ -97,7 +97,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     expect(await productIds(watcher, keys)).toEqual([]);
     expect(await watcher.exists(keys.skus, keys.skuOf)).toBe(0);
     expect(await store.find(site, "sku-0")).toBeUndefined();
-    expect(await store.upsert(site, batch, write)).toEqual({
+    expect(await upsert(store, site, batch, write)).toEqual({
       applied: true,
       counts: { created: 20_000, updated: 0, unchanged: 0 },
     });
@@ -108,7 +108,8 @@ describeWithRedis("Redis store when Redis fails", () => {
     const site = uniqueSite();
     const keys = siteKeys(checkKeyPrefix(PREFIX), site);
     // "bystander" is not in the batch, so the batch is merged into the site (not swapped in).
-    await store.upsert(
+    await upsert(
+      store,
       site,
       [product("id-0", "old-sku"), product("holder", "sku-77"), product("bystander", "b-sku")],
       write,
@@ -125,7 +126,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     expect(await store.find(site, "old-sku", "sku")).toBeUndefined();
     expect(await store.find(site, "holder-sku", "sku")).toEqual(product("holder", "holder-sku"));
 
-    expect(await store.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
+    expect(await upsert(store, site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
     expect(await watcher.exists(keys.mergingProducts, keys.mergingSkus, keys.mergingSkuOf)).toBe(0);
     expect(await watcher.hlen(keys.products)).toBe(20_003);
     expect(await store.find(site, "b-sku", "sku")).toEqual(product("bystander", "b-sku"));
@@ -134,12 +135,12 @@ describeWithRedis("Redis store when Redis fails", () => {
 
   test("out of memory mid-import: STORAGE_UNAVAILABLE, nothing visible, and the import succeeds once memory is back", async () => {
     const site = uniqueSite();
-    await store.upsert(site, [product("seed", "seed-sku")], write);
+    await upsert(store, site, [product("seed", "seed-sku")], write);
     const used = Number(/used_memory:(\d+)/.exec(await watcher.info("memory"))?.[1]);
     await watcher.config("SET", "maxmemory", String(used + 1_000_000));
     try {
       const batch = [...batchOf(20_000), product("seed", "sku-x")];
-      const error = await store.upsert(site, batch, write).then(
+      const error = await upsert(store, site, batch, write).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -151,7 +152,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     } finally {
       await watcher.config("SET", "maxmemory", "0");
     }
-    expect(await store.upsert(site, [...batchOf(20_000), product("seed", "sku-x")], write)).toMatchObject({
+    expect(await upsert(store, site, [...batchOf(20_000), product("seed", "sku-x")], write)).toMatchObject({
       applied: true,
     });
     expect(await checkIndex(watcher, PREFIX, site)).toEqual([]);
@@ -162,11 +163,11 @@ describeWithRedis("Redis store when Redis fails", () => {
     client.on("error", () => {});
     const given = createRedisStore({ client, keyPrefix: PREFIX });
     const site = uniqueSite();
-    await given.upsert(site, [product("a", "s")], write);
+    await upsert(given, site, [product("a", "s")], write);
     await server.kill();
     const started = Date.now();
     await expect(given.find(site, "a")).rejects.toSatisfy((error) => isCatalogError(error, "STORAGE_UNAVAILABLE"));
-    await expect(given.upsert(site, [product("b", "t")], write)).rejects.toSatisfy((error) =>
+    await expect(upsert(given, site, [product("b", "t")], write)).rejects.toSatisfy((error) =>
       isCatalogError(error, "STORAGE_UNAVAILABLE"),
     );
     expect(Date.now() - started).toBeLessThan(5_000);

@@ -1,27 +1,19 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { type CatalogStore, encodeProduct, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
-import { testCatalogStore, uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { testCatalogStore, uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { freePort, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import fc from "fast-check";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { chunksOf } from "../src/chunk.ts";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
-import { checkKeyPrefix, importKeys, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys.ts";
 import { runScript } from "../src/lua.ts";
-import { ACQUIRE, COMMIT, RELEASE, STAGE } from "../src/scripts.ts";
+import { ACQUIRE, RELEASE } from "../src/scripts.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
 
 const write = { dryRun: false } as const;
-
-/** The script arguments of a batch staged by hand as one chunk. */
-function chunkArgs(batch: readonly Product[]): readonly (string | Buffer)[] {
-  const [chunk, ...more] = chunksOf(batch, batch.length);
-  if (chunk === undefined || more.length > 0) throw new Error("expected one chunk");
-  return chunk.args;
-}
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -64,7 +56,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       const store = open();
       const site = { siteType: "shop{1}", siteId: "a:b%" };
       const p = product("p1", "s1", { price: 3 });
-      await store.upsert(site, [p], write);
+      await upsert(store, site, [p], write);
       expect(await admin.exists("specific:{shop%7B1%7D:a%3Ab%25}:products")).toBe(1);
       const keys = keysOf(site);
       expect(await admin.hget(keys.products, "p1")).toBe(encodeProduct(p));
@@ -76,9 +68,9 @@ describeWithRedis("Redis store on a standalone server", () => {
       const one = open({ keyPrefix: "one" });
       const two = open({ keyPrefix: "two" });
       const site = uniqueSite();
-      await one.upsert(site, [product("a", "s")], write);
+      await upsert(one, site, [product("a", "s")], write);
       expect(await two.find(site, "a")).toBeUndefined();
-      expect(await two.upsert(site, [product("b", "s")], write)).toMatchObject({ applied: true });
+      expect(await upsert(two, site, [product("b", "s")], write)).toMatchObject({ applied: true });
       expect((await one.find(site, "s"))?.id).toBe("a");
       expect(await admin.exists(keysOf(site, "one").products, keysOf(site, "two").products)).toBe(2);
     });
@@ -96,7 +88,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       const client = new Redis(server.url, redisClientOptions);
       const store = createRedisStore({ client, keyPrefix: "given" });
       const site = uniqueSite();
-      await store.upsert(site, [product("a", "s")], write);
+      await upsert(store, site, [product("a", "s")], write);
       await store.close();
       await store.close();
       expect(await client.ping()).toBe("PONG");
@@ -122,10 +114,10 @@ describeWithRedis("Redis store on a standalone server", () => {
     test("scripts are sent again after Redis forgot them (SCRIPT FLUSH)", async () => {
       const store = open();
       const site = uniqueSite();
-      await store.upsert(site, [product("a", "s")], write);
+      await upsert(store, site, [product("a", "s")], write);
       await admin.script("FLUSH");
       expect(await store.find(site, "s")).toEqual(product("a", "s"));
-      expect(await store.upsert(site, [product("b", "t")], write)).toMatchObject({ applied: true });
+      expect(await upsert(store, site, [product("b", "t")], write)).toMatchObject({ applied: true });
     });
 
     test("an unreachable Redis is STORAGE_UNAVAILABLE, quickly, with the cause kept", async () => {
@@ -136,7 +128,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       for (const call of [
         store.ping(),
         store.find(site, "a"),
-        store.upsert(site, [product("a", "s")], write),
+        upsert(store, site, [product("a", "s")], write),
         store.remove(site, "a"),
       ]) {
         const error = await rejection(call);
@@ -149,13 +141,13 @@ describeWithRedis("Redis store on a standalone server", () => {
     test("writes wait for a site another import holds, then give up with STORAGE_UNAVAILABLE; reads never wait", async () => {
       const store = open({ busyTimeoutMs: 150 });
       const site = uniqueSite();
-      await store.upsert(site, [product("a", "s")], write);
+      await upsert(store, site, [product("a", "s")], write);
       await runScript(admin, ACQUIRE, keysOf(site), ["someone-else", 60_000]);
-      for (const call of [store.upsert(site, [product("b", "t")], write), store.remove(site, "a")]) {
+      for (const call of [upsert(store, site, [product("b", "t")], write), store.remove(site, "a")]) {
         expect(await rejection(call)).toMatchObject({ code: "STORAGE_UNAVAILABLE" });
       }
       expect(await store.find(site, "a")).toEqual(product("a", "s"));
-      const waiting = store.upsert(site, [product("b", "t")], write);
+      const waiting = upsert(store, site, [product("b", "t")], write);
       await runScript(admin, RELEASE, keysOf(site), ["someone-else"]);
       expect(await waiting).toMatchObject({ applied: true });
     });
@@ -167,7 +159,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       await admin.hset(keysOf(site).mergingProducts, "ghost", "not a product");
       await admin.hset(keysOf(site).products, MERGING_FIELD, "1");
       const started = Date.now();
-      const settled = await store.upsert(site, [product("a", "s")], write).then(
+      const settled = await upsert(store, site, [product("a", "s")], write).then(
         () => "applied",
         (error: unknown) => (isCatalogError(error, "STORAGE_UNAVAILABLE") ? "unavailable" : error),
       );
@@ -180,15 +172,15 @@ describeWithRedis("Redis store on a standalone server", () => {
       const store = open({ lockTtlMs: 300 });
       const site = uniqueSite();
       const keys = keysOf(site);
-      await store.upsert(site, [product("old", "s1")], write);
-      // Stage a batch by hand, as a writer would, then stop before COMMIT.
+      await upsert(store, site, [product("old", "s1")], write);
+      // A writer stages a batch in Redis, then stops while its commit holds the lock.
       const token = "abandoned0000000000000000";
+      const staged = await open({ chunkSize: 1 }).beginImport(site, write);
+      await staged.add([product("new", "s2"), product("old", "s3")], [1, 2]);
       await runScript(admin, ACQUIRE, keys, [token, 300]);
-      const batch = [product("new", "s2"), product("old", "s3")];
-      await runScript(admin, STAGE, importKeys(keys, token), [token, 300, 600, "1", "0", ...chunkArgs(batch)]);
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await store.find(site, "s1", "sku")).toEqual(product("old", "s1"));
-      expect(await store.upsert(site, [product("x", "s9")], write)).toMatchObject({ applied: true });
+      expect(await upsert(store, site, [product("x", "s9")], write)).toMatchObject({ applied: true });
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await checkIndex(admin, "specific", site)).toEqual([]);
     });
@@ -197,15 +189,19 @@ describeWithRedis("Redis store on a standalone server", () => {
       const store = open({ lockTtlMs: 300 });
       const site = uniqueSite();
       const keys = keysOf(site);
-      await store.upsert(site, [product("a", "s1"), product("b", "s2"), product("c", "s3")], write);
+      await upsert(store, site, [product("a", "s1"), product("b", "s2"), product("c", "s3")], write);
       const token = "committed000000000000000";
-      const staged = importKeys(keys, token);
       // a and b swap skus, c takes a new one, d is new: committed, never merged, lock left to expire.
       const batch = [product("a", "s2"), product("b", "s1"), product("c", "s4"), product("d", "s3")];
       await runScript(admin, ACQUIRE, keys, [token, 300]);
-      await runScript(admin, STAGE, staged, [token, 300, 600, "1", "0", ...chunkArgs(batch)]);
-      const outcome = await runScript(admin, COMMIT, staged, [token, 300, 4, ""]);
-      expect(outcome).toBe("merge");
+      // What a commit publishes as the merging keys, and the site's mark of a merge unfinished.
+      for (const p of batch) {
+        await admin.hset(keys.mergingProducts, p.id, encodeProduct(p));
+        await admin.hset(keys.mergingSkus, p.sku, p.id);
+        await admin.hset(keys.mergingSkuOf, p.id, p.sku);
+        await admin.zadd(keys.mergingIds, 0, p.id);
+      }
+      await admin.hset(keys.products, MERGING_FIELD, "1");
       const expectAll = async () => {
         for (const p of batch) {
           expect(await store.find(site, p.id, "id")).toEqual(p);
@@ -229,11 +225,11 @@ describeWithRedis("Redis store on a standalone server", () => {
         const store = open({ chunkSize: 100 });
         const reader = open();
         const site = uniqueSite();
-        await store.upsert(site, [product("seed", "seed-sku"), ...others], write);
+        await upsert(store, site, [product("seed", "seed-sku"), ...others], write);
         const batch = Array.from({ length: 5_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
         batch.push(product("seed", "seed-new-sku"));
         let done = false;
-        const importing = store.upsert(site, batch, write).finally(() => {
+        const importing = upsert(store, site, batch, write).finally(() => {
           done = true;
         });
         let sawBefore = false;
@@ -265,7 +261,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       const store = open({ chunkSize: 100 });
       const site = uniqueSite();
       const before = Array.from({ length: 1_000 }, (_, i) => product(`id-${i}`, `sku-${i}`));
-      await store.upsert(site, before, write);
+      await upsert(store, site, before, write);
       // 100 unchanged, 900 changed (of which 200 swap skus pairwise), 50 new.
       const after = before.map((p, i) => {
         if (i < 100) return p;
@@ -273,7 +269,7 @@ describeWithRedis("Redis store on a standalone server", () => {
         return { ...p, price: 5 };
       });
       after.push(...Array.from({ length: 50 }, (_, i) => product(`new-${i}`, `new-sku-${i}`)));
-      expect(await store.upsert(site, after, write)).toEqual({
+      expect(await upsert(store, site, after, write)).toEqual({
         applied: true,
         counts: { created: 50, updated: 900, unchanged: 100 },
       });
@@ -315,7 +311,7 @@ describeWithRedis("Redis store on a standalone server", () => {
           for (const s of steps) {
             if (s.kind === "upsert") {
               const options = { dryRun: s.dryRun, replace: s.replace };
-              expect(await store.upsert(site, s.batch, options)).toEqual(await model.upsert(site, s.batch, options));
+              expect(await upsert(store, site, s.batch, options)).toEqual(await upsert(model, site, s.batch, options));
             } else if (s.kind === "list") {
               expect(await store.list(site, s.after, s.limit)).toEqual(await model.list(site, s.after, s.limit));
             } else {
@@ -343,10 +339,10 @@ describeWithRedis("Redis store on a standalone server", () => {
           const first = open({ chunkSize: 500 });
           const second = open({ chunkSize: 500 });
           const site = uniqueSite();
-          if (seeded) await first.upsert(site, [product("seed", "seed-sku")], write);
+          if (seeded) await upsert(first, site, [product("seed", "seed-sku")], write);
           const a = range("a", 0, size, 0);
           const b = range("b", 0, size, size / 2);
-          const [ra, rb] = await Promise.all([first.upsert(site, a, write), second.upsert(site, b, write)]);
+          const [ra, rb] = await Promise.all([upsert(first, site, a, write), upsert(second, site, b, write)]);
           expect([ra.applied, rb.applied].filter(Boolean)).toHaveLength(1);
           const [winner, loser] = ra.applied ? (["a", rb] as const) : (["b", ra] as const);
           expect(loser.applied).toBe(false);
@@ -376,7 +372,7 @@ describeWithRedis("Redis store on a standalone server", () => {
               [opsA, opsB].map(async (ops, n) => {
                 const store = clients[n] as CatalogStore;
                 for (const o of ops) {
-                  if (o.kind === "upsert") await store.upsert(site, o.batch, write);
+                  if (o.kind === "upsert") await upsert(store, site, o.batch, write);
                   else await store.remove(site, o.key);
                 }
               }),

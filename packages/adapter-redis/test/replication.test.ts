@@ -1,5 +1,5 @@
 import { type CatalogStore, isCatalogError } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
@@ -44,8 +44,8 @@ describeWithRedis("waitForReplicas", () => {
     const store = open(1);
     const site = uniqueSite();
     const batch = Array.from({ length: 2_500 }, (_, i) => product(`id-${i}`, `sku-${i}`));
-    expect(await store.upsert(site, batch, write)).toMatchObject({ applied: true });
-    expect(await store.upsert(site, [product("one", "one-sku")], write)).toMatchObject({ applied: true });
+    expect(await upsert(store, site, batch, write)).toMatchObject({ applied: true });
+    expect(await upsert(store, site, [product("one", "one-sku")], write)).toMatchObject({ applied: true });
     expect(await store.remove(site, "id-7")).toEqual(product("id-7", "sku-7"));
     // WAIT returned: the replica holds the state of the last write already.
     const keys = await replicaClient.keys(`wait:{*${site.siteId}}:products`);
@@ -56,17 +56,17 @@ describeWithRedis("waitForReplicas", () => {
   test("a write fewer replicas confirm fails with STORAGE_UNAVAILABLE that says it is applied on the primary", async () => {
     const store = open(2);
     const site = uniqueSite();
-    const error = await store.upsert(site, [product("a", "s")], write).catch((e: unknown) => e);
+    const error = await upsert(store, site, [product("a", "s")], write).catch((e: unknown) => e);
     expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
     expect((error as Error).message).toMatch(/applied on the Redis primary, but 1 of 2 replicas/);
     // A retry changes nothing, and still waits: it is how a caller learns that the write is safe.
-    await expect(store.upsert(site, [product("a", "s")], write)).rejects.toThrow(/1 of 2 replicas/);
+    await expect(upsert(store, site, [product("a", "s")], write)).rejects.toThrow(/1 of 2 replicas/);
     await expect(store.remove(site, "missing")).rejects.toThrow(/1 of 2 replicas/);
     expect(await store.find(site, "a")).toEqual(product("a", "s"));
   });
 
   test("a dry run writes nothing, so it does not wait", async () => {
     const store = open(2);
-    expect(await store.upsert(uniqueSite(), [product("a", "s")], { dryRun: true })).toMatchObject({ applied: true });
+    expect(await upsert(store, uniqueSite(), [product("a", "s")], { dryRun: true })).toMatchObject({ applied: true });
   });
 });

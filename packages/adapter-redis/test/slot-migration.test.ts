@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CatalogStore, Product, Site } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster, Redis } from "ioredis";
@@ -76,7 +76,7 @@ describeWithRedis("a site's slot migrating to another master under load", () => 
     const model = new Map<string, Product | undefined>();
     const uncertain = new Set<string>();
     for (let i = 0; i < PRODUCTS; i++) model.set(`p-${i}`, version(i, 0));
-    await store.upsert(site, [...model.values()] as Product[], write);
+    await upsert(store, site, [...model.values()] as Product[], write);
 
     const ops: Op[] = [];
     let running = true;
@@ -90,7 +90,7 @@ describeWithRedis("a site's slot migrating to another master under load", () => 
       for (let v = 1; running; v++) {
         const i = v % 25;
         const next = version(i, v);
-        if (await timed("upsert", () => store.upsert(site, [next], write))) model.set(next.id, next);
+        if (await timed("upsert", () => upsert(store, site, [next], write))) model.set(next.id, next);
         else uncertain.add(next.id);
       }
     };
@@ -101,7 +101,7 @@ describeWithRedis("a site's slot migrating to another master under load", () => 
         if (await timed("remove", () => store.remove(site, id))) model.set(id, undefined);
         else uncertain.add(id);
         const next = version(i, v);
-        if (await timed("re-upsert", () => store.upsert(site, [next], write))) model.set(id, next);
+        if (await timed("re-upsert", () => upsert(store, site, [next], write))) model.set(id, next);
         else uncertain.add(id);
       }
     };

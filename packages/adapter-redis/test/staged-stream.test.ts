@@ -5,7 +5,7 @@ import {
   type Site,
   type StagedImport,
 } from "@catalog-kit/catalog-core";
-import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
@@ -116,7 +116,7 @@ describeWithRedis("beginImport on Redis", () => {
     test(`5 adds of 1,000 in chunks of 300, ${path}: nothing visible until commit, then all of it`, async () => {
       const store = open();
       const site = uniqueSite();
-      if (seed.length > 0) await store.upsert(site, seed, write);
+      if (seed.length > 0) await upsert(store, site, seed, write);
       const chunks = Array.from({ length: 5 }, (_, n) => range("id", n * 1_000, 1_000));
       const staged = await store.beginImport(site, write);
       await addAll(staged, chunks);
@@ -135,7 +135,7 @@ describeWithRedis("beginImport on Redis", () => {
   test("an id given again in a later add replaces the earlier product and counts once", async () => {
     const store = open();
     const site = uniqueSite();
-    await store.upsert(site, [product("id-0", "sku-id-0"), product("id-1", "sku-id-1")], write);
+    await upsert(store, site, [product("id-0", "sku-id-0"), product("id-1", "sku-id-1")], write);
     const staged = await store.beginImport(site, write);
     // 1,000 ids, then 500 of them again changed (id-1 back to what the site holds), then 500 new.
     const again = range("id", 0, 500, { price: 7 });
@@ -182,7 +182,7 @@ describeWithRedis("beginImport on Redis", () => {
   test("conflicts with the site list every one, in the order of the import, with positions; nothing is written", async () => {
     const store = open();
     const site = uniqueSite();
-    await store.upsert(site, [product("h1", "sku-id-10"), product("h2", "sku-id-2500"), product("m", "sku-m")], write);
+    await upsert(store, site, [product("h1", "sku-id-10"), product("h2", "sku-id-2500"), product("m", "sku-m")], write);
     const chunks = [range("id", 0, 1_000), range("id", 1_000, 2_000)];
     // id-10 is given again at the end: its conflict names that last position. m moves off sku-m,
     // so n may take it; h2 is not in the import, so sku-id-2500 is in conflict.
@@ -204,7 +204,7 @@ describeWithRedis("beginImport on Redis", () => {
   test("a dry run answers as the import would and writes nothing", async () => {
     const store = open();
     const site = uniqueSite();
-    await store.upsert(site, range("id", 0, 400), write);
+    await upsert(store, site, range("id", 0, 400), write);
     const chunks = [range("id", 0, 200), range("id", 200, 200, { price: 9 }), range("id", 400, 600)];
     const staged = await store.beginImport(site, { dryRun: true });
     await addAll(staged, chunks);
@@ -231,19 +231,19 @@ describeWithRedis("beginImport on Redis", () => {
     await staged.abort();
     expect(await stagingOf(site)).toEqual([]);
     expect(await store.find(site, "id-0")).toBeUndefined();
-    expect(await store.upsert(site, [product("id-0", "x")], write)).toMatchObject({ applied: true });
+    expect(await upsert(store, site, [product("id-0", "x")], write)).toMatchObject({ applied: true });
     await expect(staged.commit()).rejects.toThrow(/already committed or aborted/);
   });
 
   test("adds take no lock: a one-call write between them goes through at once, and commit judges against it", async () => {
     const store = open({ busyTimeoutMs: 200 });
     const site = uniqueSite();
-    await store.upsert(site, [product("a", "sa")], write);
+    await upsert(store, site, [product("a", "sa")], write);
     const staged = await store.beginImport(site, write);
     await addAll(staged, [range("id", 0, 600), [product("a", "sa", { price: 4 })]]);
     // busyTimeoutMs is short: a held lock would make these fail.
-    expect(await store.upsert(site, [product("b", "sku-id-5")], write)).toMatchObject({ applied: true });
-    expect(await store.upsert(site, [product("a", "sa", { price: 4 })], write)).toMatchObject({ applied: true });
+    expect(await upsert(store, site, [product("b", "sku-id-5")], write)).toMatchObject({ applied: true });
+    expect(await upsert(store, site, [product("a", "sa", { price: 4 })], write)).toMatchObject({ applied: true });
     expect(await staged.commit()).toEqual({
       applied: false,
       conflicts: [{ sku: "sku-id-5", id: "id-5", heldBy: "b", position: 6 }],
@@ -315,7 +315,7 @@ describeWithRedis("beginImport on Redis", () => {
       await addAll(staged, [range("id", 0, 600)]);
       // Another writer creates the site meanwhile: id-5 as the import has it, id-6 otherwise, w apart.
       const writer = [product("id-5", "sku-id-5"), product("id-6", "sku-id-6", { price: 3 }), product("w", "sku-w")];
-      await store.upsert(site, writer, write);
+      await upsert(store, site, writer, write);
       expect(await staged.commit()).toEqual({ applied: true, counts: { created: 598, updated: 1, unchanged: 1 } });
       expect(await productIds(admin, keysOf(site))).toHaveLength(601);
       expect(await store.find(site, "w")).toEqual(product("w", "sku-w"));
@@ -326,7 +326,7 @@ describeWithRedis("beginImport on Redis", () => {
       const other = uniqueSite();
       const refused = await store.beginImport(other, write);
       await addAll(refused, [range("id", 0, 600)]);
-      await store.upsert(other, [product("x", "sku-id-7")], write);
+      await upsert(store, other, [product("x", "sku-id-7")], write);
       expect(await refused.commit()).toEqual({
         applied: false,
         conflicts: [{ sku: "sku-id-7", id: "id-7", heldBy: "x", position: 8 }],
@@ -344,7 +344,7 @@ describeWithRedis("beginImport on Redis", () => {
       test(`${path}: the holder moving off while others still claim it, each sku goes to its one claimer at the end`, async () => {
         const store = open();
         const site = uniqueSite();
-        if (seed.length > 0) await store.upsert(site, seed, write);
+        if (seed.length > 0) await upsert(store, site, seed, write);
         const staged = await store.beginImport(site, write);
         const filler = range("f", 0, 400);
         // a, b and c claim x; a moves to y, then b to z: c is x's only claimer, which the
@@ -367,7 +367,7 @@ describeWithRedis("beginImport on Redis", () => {
       const store = open();
       const site = uniqueSite();
       // The site's holder of sku-id-3 would be a conflict too, but the import's own come alone.
-      await store.upsert(site, [product("h", "sku-id-3")], write);
+      await upsert(store, site, [product("h", "sku-id-3")], write);
       const staged = await store.beginImport(site, write);
       await addAll(staged, [
         range("id", 0, 500),
@@ -386,7 +386,7 @@ describeWithRedis("beginImport on Redis", () => {
   test("replace into a site with products: judged, then renamed in place of the site; nothing copied, nothing merged", async () => {
     const store = open();
     const site = uniqueSite();
-    await store.upsert(site, range("id", 0, 500), write);
+    await upsert(store, site, range("id", 0, 500), write);
     const next = range("id", 250, 500).map((p, i) => (i >= 50 && i < 100 ? { ...p, price: 9 } : p));
     const watch = await watchKeys(site);
     const staged = await store.beginImport(site, { dryRun: false, replace: true });
@@ -443,7 +443,7 @@ describeWithRedis("beginImport on Redis", () => {
     test(`a re-import that changes ${what}`, async () => {
       const store = open();
       const site = uniqueSite();
-      await store.upsert(site, range("id", 0, 1_000), write);
+      await upsert(store, site, range("id", 0, 1_000), write);
       const watch = await watchKeys(site);
       const staged = await store.beginImport(site, write);
       const again = range("id", 0, 1_000).map((p, i) =>
@@ -495,7 +495,7 @@ describeWithRedis("beginImport on Redis", () => {
           test(`${path}, ${dryRun ? "dry run" : "write"}: STORAGE_UNAVAILABLE saying so, nothing written, no key left`, async () => {
             const store = open();
             const site = uniqueSite();
-            if (seed.length > 0) await store.upsert(site, seed, write);
+            if (seed.length > 0) await upsert(store, site, seed, write);
             const staged = await store.beginImport(site, { dryRun });
             await addAll(staged, [range("id", 0, 500), range("id", 500, 500)]);
             await admin.del((await incomingOf(site))[name]);
@@ -504,7 +504,7 @@ describeWithRedis("beginImport on Redis", () => {
             expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
             expect(await productIds(admin, keysOf(site))).toEqual(seed.map((p) => p.id));
             expect(await stagingOf(site)).toEqual([]);
-            expect(await store.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
+            expect(await upsert(store, site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
           });
         }
       }
@@ -603,7 +603,7 @@ describeWithRedis("beginImport on Redis", () => {
       await dropped;
       expect(outcome.ok ? outcome.value : (outcome.error as Error).message).toMatch(/may or may not have been applied/);
       const direct = open();
-      expect(await direct.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
+      expect(await upsert(direct, site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
       expect([1, 901]).toContain((await productIds(admin, keysOf(site))).length);
       expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
@@ -612,7 +612,7 @@ describeWithRedis("beginImport on Redis", () => {
     test("a commit whose reply is lost: STORAGE_UNAVAILABLE that does not claim nothing was written; all or nothing", async () => {
       const store = open({ url: proxy.url });
       const site = uniqueSite();
-      await store.upsert(site, [product("seed", "seed-sku")], write);
+      await upsert(store, site, [product("seed", "seed-sku")], write);
       const staged = await store.beginImport(site, write);
       const batch = range("id", 0, 900);
       await addAll(staged, [batch]);
@@ -622,7 +622,7 @@ describeWithRedis("beginImport on Redis", () => {
       expect(outcome.ok ? outcome.value : (outcome.error as Error).message).toMatch(/may or may not have been applied/);
       const direct = open();
       // The next writer finishes the merge the lost reply interrupted.
-      expect(await direct.upsert(site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
+      expect(await upsert(direct, site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
       const stored = (await productIds(admin, keysOf(site))).length;
       expect([2, 902]).toContain(stored);
       expect(await checkIndex(admin, PREFIX, site)).toEqual([]);

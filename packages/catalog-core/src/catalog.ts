@@ -1,13 +1,13 @@
-// createCatalog: the catalog's rules (sites, validation, limits, id-or-sku lookup) over a
-// CatalogStore.
-import { decodeCsv } from "./csv.ts";
+// createCatalog: the catalog's operations (sites, imports through the engine, lists, exports,
+// id-or-sku lookup) over a CatalogStore.
 import { CSV_HEADER, csvRecord } from "./csv-write.ts";
-import { CatalogError, emptyReplace, invalidOption, siteNotFound } from "./errors.ts";
-import { type ByteSource, importStream, type StreamFormat } from "./import-stream.ts";
-import { type Batch, type Locator, Problems, toBatch, toPointer, validateProducts } from "./parse.ts";
+import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
+import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
 import { encodeProduct, type Product } from "./product.ts";
 import { type Site, siteKey } from "./site.ts";
-import type { CatalogStore, KeyField, UpsertCounts, WriteOptions } from "./store.ts";
+import { documentSource, listSource, productSource, type RecordSource, type StreamFormat } from "./sources.ts";
+import type { CatalogStore, KeyField } from "./store.ts";
+import type { ByteSource } from "./text.ts";
 
 /** Limits the catalog enforces on every import. */
 export interface CatalogLimits {
@@ -69,12 +69,6 @@ export interface ProductPage {
 export interface LookupOptions {
   /** Match only this field; by default the id, then the sku. */
   readonly by?: KeyField;
-}
-
-/** What an import did: `total` distinct ids, of which `created + updated + unchanged == total`. */
-export interface ImportSummary extends UpsertCounts {
-  readonly total: number;
-  readonly dryRun: boolean;
 }
 
 /** The product catalog of a set of sites, over one store. */
@@ -152,43 +146,16 @@ export function createCatalog(options: CatalogOptions): Catalog {
     if (!sites.has(siteKey(site))) throw siteNotFound(site);
   }
 
-  function checkCount(count: number): void {
-    if (count > maxProducts) {
-      throw new CatalogError(
-        "TOO_MANY_PRODUCTS",
-        `A request may carry at most ${maxProducts} products; this one has ${count}`,
-        { limit: maxProducts, received: count },
-      );
-    }
-  }
-
-  async function apply(site: Site, records: readonly unknown[], locate: Locator, options: WriteOptions) {
-    const batch: Batch = toBatch(validateProducts(records, locate), locate);
-    const result = await store.upsert(site, batch.products, options);
-    if (!result.applied) {
-      const indexOf = new Map(batch.products.map((product, n) => [product.id, batch.indexes[n] as number]));
-      const problems = new Problems();
-      for (const { sku, id, heldBy } of result.conflicts) {
-        problems.add({
-          ...locate(indexOf.get(id) ?? 0, ["sku"]),
-          message: `sku "${sku}" is held by product "${heldBy}"`,
-          sku,
-          heldBy,
-        });
-      }
-      throw problems.toError("SKU_CONFLICT", "Conflicting skus");
-    }
-    return { total: batch.products.length, ...result.counts, dryRun: options.dryRun };
-  }
-
-  // The store's options of a bulk import.
-  function writeOptions({ dryRun = false, mode = "upsert" }: BulkImportOptions): WriteOptions {
+  // The options of a bulk import, checked, for the engine.
+  function bulkOptions(options: BulkImportOptions, limit: number): EngineOptions {
+    const { dryRun = false, mode = "upsert", allowEmpty = false } = options;
     if (mode !== "upsert" && mode !== "replace") throw invalidOption("mode", 'Must be "upsert" or "replace"');
-    return mode === "replace" ? { dryRun, replace: true } : { dryRun };
+    return { dryRun, limit, allowEmpty, ...(mode === "replace" ? { replace: true } : {}) };
   }
 
-  function refuseEmptyReplace({ mode, allowEmpty }: BulkImportOptions, count: number): void {
-    if (mode === "replace" && count === 0 && !allowEmpty) throw emptyReplace();
+  async function run(site: Site, source: RecordSource, options: EngineOptions): Promise<ImportSummary> {
+    requireSite(site);
+    return runImport(store, site, source, options);
   }
 
   async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {
@@ -208,40 +175,33 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async importProducts(site, products, options = {}) {
       requireSite(site);
-      const write = writeOptions(options);
+      const engine = bulkOptions(options, maxProducts);
       if (!Array.isArray(products)) {
         throw new CatalogError("VALIDATION_FAILED", "products must be an array", {
           problems: [{ pointer: "/products", message: "Must be an array of products" }],
         });
       }
-      checkCount(products.length);
-      refuseEmptyReplace(options, products.length);
-      return apply(site, products, (i, path) => ({ pointer: toPointer(["products", i, ...path]) }), write);
+      // Known without reading a record: refused before any is checked.
+      if (products.length > maxProducts) throw tooMany(maxProducts, products.length, true);
+      return run(site, listSource(products), engine);
     },
 
-    async importProduct(site, product, { dryRun = false } = {}) {
-      requireSite(site);
-      return apply(site, [product], (_, path) => ({ pointer: toPointer(["product", ...path]) }), { dryRun });
-    },
+    importProduct: (site, product, { dryRun = false } = {}) => run(site, productSource(product), { dryRun, limit: 1 }),
 
     async importCsv(site, csvContent, options = {}) {
       requireSite(site);
-      const write = writeOptions(options);
+      const engine = bulkOptions(options, maxProducts);
       if (typeof csvContent !== "string") {
         throw new CatalogError("VALIDATION_FAILED", "csvContent must be a string", {
           problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
         });
       }
-      const { records, total, locate } = decodeCsv(csvContent, maxProducts);
-      checkCount(total);
-      refuseEmptyReplace(options, total);
-      return apply(site, records, locate, write);
+      return run(site, documentSource("csv", [csvContent], true), engine);
     },
 
     async importStream(site, body, options) {
       requireSite(site);
-      const refuseEmpty = options.mode === "replace" && !options.allowEmpty;
-      return importStream(store, site, body, options.format, maxStreamProducts, writeOptions(options), refuseEmpty);
+      return run(site, documentSource(options.format, body, false), bulkOptions(options, maxStreamProducts));
     },
 
     async listProducts(site, { limit = DEFAULT_PAGE, cursor } = {}) {

@@ -1,11 +1,7 @@
-// CSV decoding of a streamed import: the bytes cut into pieces of whole records while they
-// arrive, each piece read as csv.ts reads a whole document, rows counted across pieces.
-import { isUtf8 } from "node:buffer";
-import { type Field, parseRecords, readHeader, toRecord } from "./csv.ts";
-import { scanCsv } from "./csv-scanner.ts";
-import { isCatalogError } from "./errors.ts";
-import type { StreamRecords } from "./ndjson.ts";
-import { Problems } from "./parse.ts";
+// CSV decoding of an import: the bytes cut into pieces of whole records while they arrive, each
+// piece read by csv.ts, rows counted across pieces.
+import { CsvReader } from "./csv.ts";
+import type { Problems, RecordPart } from "./parse.ts";
 
 /** Longest record accepted: far above the largest valid product. */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
@@ -38,66 +34,16 @@ function countLf(bytes: Buffer): number {
 }
 
 /**
- * Decodes a streamed CSV document by the rules of `decodeCsv` (header of known columns, typed
- * cells, blank lines skipped, rows counted as lines from the header = 1). Yields the records of
- * each piece of whole records, with their rows as positions. A record with the wrong number of
- * cells is a problem added to `structure`, and decoding goes on; a problem that leaves the rest
- * unreadable (a bad header, bad quoting, bytes that are not UTF-8) is added and ends decoding.
+ * Decodes a CSV document by the rules of `CsvReader` while its bytes arrive: cut into pieces of
+ * whole records, each read as it comes, rows counted across pieces. Yields the records of each
+ * piece, with their rows as positions; problems go to `structure`.
  */
-export async function* decodeCsvStream(
-  source: AsyncIterable<Buffer>,
-  structure: Problems,
-): AsyncGenerator<StreamRecords> {
+export async function* decodeCsvStream(source: AsyncIterable<Buffer>, structure: Problems): AsyncGenerator<RecordPart> {
+  const reader = new CsvReader(structure);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let quoted = false;
   let line = 1;
-  let columns: Field[] | undefined;
-
-  // The records of a piece of whole records starting on line `first`; false when decoding must end.
-  function read(piece: Buffer, first: number): StreamRecords | false {
-    if (!isUtf8(piece)) {
-      let at = first;
-      for (const text of piece.toString("latin1").split("\n")) {
-        if (!isUtf8(Buffer.from(text, "latin1"))) break;
-        at++;
-      }
-      structure.add({ row: at, message: "The CSV is not valid UTF-8" });
-      return false;
-    }
-    let table: ReturnType<typeof scanCsv>;
-    try {
-      table = scanCsv(piece, Number.POSITIVE_INFINITY, first) ?? parseRecords(piece.toString("utf8"), undefined, first);
-    } catch (error) {
-      if (!isCatalogError(error, "INVALID_CSV")) throw error;
-      for (const problem of error.problems) structure.add(problem);
-      return false;
-    }
-    const records: unknown[] = [];
-    const positions: number[] = [];
-    let r = 0;
-    if (columns === undefined) {
-      const header = table.records[0];
-      if (header === undefined) return { records, positions };
-      const problems = new Problems();
-      columns = readHeader(header, table.rows[0] as number, problems);
-      for (const problem of problems.list) structure.add(problem);
-      if (problems.count > 0) return false;
-      r = 1;
-    }
-    for (; r < table.records.length; r++) {
-      const cells = table.records[r] as string[];
-      const row = table.rows[r] as number;
-      if (cells.length !== columns.length) {
-        structure.add({ row, message: `Expected ${columns.length} cells, found ${cells.length}` });
-        continue;
-      }
-      records.push(toRecord(columns, cells));
-      positions.push(row);
-    }
-    return { records, positions };
-  }
-
   for await (const chunk of source) {
     const found = lastBoundary(chunk, quoted);
     quoted = found.quoted;
@@ -118,16 +64,15 @@ export async function* decodeCsvStream(
     const rest = chunk.subarray(found.boundary + 1);
     pending = rest.length > 0 ? [rest] : [];
     pendingBytes = rest.length;
-    const out = read(piece, line);
+    const out = reader.read(piece, line);
     if (out === false) return;
     line += countLf(piece);
-    if (out.records.length > 0) yield out;
+    if (out.count > 0) yield out;
   }
   if (pendingBytes > 0) {
-    const piece = Buffer.concat(pending);
-    const out = read(piece, line);
+    const out = reader.read(Buffer.concat(pending), line);
     if (out === false) return;
-    if (out.records.length > 0) yield out;
+    if (out.count > 0) yield out;
   }
-  if (columns === undefined) structure.add({ row: 1, message: "The CSV is empty: expected a header row" });
+  reader.end();
 }

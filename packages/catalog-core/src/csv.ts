@@ -1,20 +1,13 @@
-// CSV decoding of an import: the text to a table (by the fast scanner of csv-scanner.ts, or by
-// csv-parse for anything unusual and for every error), then the table to product records.
+// CSV decoding of an import: pieces of whole records to a table (by the fast scanner of
+// csv-scanner.ts, or by csv-parse for anything unusual and for every error), then to product records.
+
+import { isUtf8 } from "node:buffer";
 import { CsvError, parse } from "csv-parse/sync";
 import { type CsvTable, isBlank, scanCsv } from "./csv-scanner.ts";
-import { type Locator, Problems } from "./parse.ts";
+import { isCatalogError } from "./errors.ts";
+import { Problems, type RecordPart } from "./parse.ts";
 import { PRODUCT_FIELDS, REQUIRED_FIELDS } from "./product.ts";
-
-/** Product records decoded from CSV, not yet validated, with the line each record starts on. */
-export interface CsvRecords {
-  readonly records: readonly Record<string, unknown>[];
-  /** 1-based line of csvContent on which each record starts (header = line 1). */
-  readonly rows: readonly number[];
-  /** Data records in csvContent; over `maxRecords`, none of them is decoded and `records` is empty. */
-  readonly total: number;
-  /** Locates a problem of record `index` at its row and the column named by the path. */
-  readonly locate: Locator;
-}
+import { decodeText } from "./text.ts";
 
 /** A product field, as a CSV column names it. */
 export type Field = (typeof PRODUCT_FIELDS)[number];
@@ -125,10 +118,10 @@ export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY, firs
   return { records, rows, count };
 }
 
-// A lone surrogate would be read as U+FFFD by the UTF-8 scan and stored as such. Each one is
-// swapped for a private-use character the text does not hold (same length, no line break, so
-// rows stay put), and a cell holding that character gets a lone surrogate back after the scan,
-// for the product schema to report at its row and column like any other bad cell.
+// A lone surrogate (text given as such, see text.ts) would be read as U+FFFD by the scan. Each
+// one is swapped for a private-use character the piece does not hold (same length, no line
+// break, so rows stay put), and a cell holding that character gets its lone surrogate back after
+// the scan, for the product schema to report at its row and column like any other bad cell.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const LONE = "\ud800";
 
@@ -140,48 +133,87 @@ function unusedCharacter(text: string): string | undefined {
   return undefined;
 }
 
-/**
- * Decodes csvContent into product records: header of known field names (any order, optional
- * columns may be absent), typed cells, an empty cell = field absent. Throws `INVALID_CSV` for the
- * document's structure; cell values are checked afterwards by the product schema. A document of
- * more than `maxRecords` records is only counted (`total`), so that the caller can refuse it.
- */
-export function decodeCsv(csvContent: string, maxRecords = Number.POSITIVE_INFINITY): CsvRecords {
-  let text = csvContent;
-  let marker: string | undefined;
-  if (!text.isWellFormed()) {
-    marker = unusedCharacter(text);
-    if (marker === undefined) {
-      // Every private-use character in one document: refuse it whole rather than guess.
-      const problems = new Problems();
-      problems.add({ pointer: "/csvContent", message: "Must be well-formed Unicode (no lone surrogates)" });
-      problems.throwIfAny("VALIDATION_FAILED", "csvContent must be well-formed Unicode");
-    }
-    text = text.replace(LONE_SURROGATE, marker as string);
+// The row of the first line of `piece` (starting on line `first`) that is not text.
+function firstBadLine(piece: Buffer, first: number): number {
+  let at = first;
+  for (let from = 0; from < piece.length; at++) {
+    const lf = piece.indexOf(10, from);
+    const to = lf === -1 ? piece.length : lf;
+    if (decodeText(piece.subarray(from, to)) === undefined) break;
+    from = to + 1;
   }
-  const { records: table, rows: lines, count } = scanCsv(text, maxRecords + 1) ?? parseRecords(text, maxRecords + 1);
-  const total = Math.max(count - 1, 0);
-  if (total > maxRecords) return { records: [], rows: [], total, locate: () => ({}) };
-  const structure = new Problems();
-  const header = table[0];
-  if (header === undefined) {
-    structure.add({ row: 1, message: "The CSV is empty: expected a header row" });
-    structure.throwIfAny("INVALID_CSV", "Malformed CSV");
-  }
-  const headerRow = lines[0] as number;
-  const restore = (cell: string) =>
-    marker !== undefined && cell.includes(marker) ? cell.replaceAll(marker, LONE) : cell;
-  const columns = readHeader((header as string[]).map(restore), headerRow, structure);
-  for (let r = 1; r < table.length; r++) {
-    const length = (table[r] as string[]).length;
-    if (length !== columns.length)
-      structure.add({ row: lines[r] as number, message: `Expected ${columns.length} cells, found ${length}` });
-  }
-  structure.throwIfAny("INVALID_CSV", "Malformed CSV");
+  return at;
+}
 
-  const rows = lines.slice(1);
-  const records: Record<string, unknown>[] = new Array(rows.length);
-  for (let r = 1; r < table.length; r++) records[r - 1] = toRecord(columns, table[r] as string[], restore);
-  const locate: Locator = (index, path) => ({ row: rows[index] as number, column: String(path[0] ?? "") });
-  return { records, rows, total, locate };
+/**
+ * Reads a CSV document (header of known columns, typed cells, an empty cell = field absent,
+ * blank lines skipped) from pieces of whole records, rows counted as lines from the header = 1.
+ * A record with the wrong number of cells is a problem added to `structure`, and reading goes
+ * on; a problem that leaves the rest unreadable (a bad header, bad quoting, bytes that are not
+ * text) is added and ends reading. Cell values are checked afterwards by the product schema.
+ */
+export class CsvReader {
+  private columns: Field[] | undefined;
+  private readonly structure: Problems;
+
+  constructor(structure: Problems) {
+    this.structure = structure;
+  }
+
+  /** The records of a piece of whole records starting on line `first`; false when reading must end. */
+  read(piece: Buffer, first: number): (RecordPart & { count: number }) | false {
+    const { structure } = this;
+    let table: CsvTable;
+    let restore: ((cell: string) => string) | undefined;
+    try {
+      if (isUtf8(piece)) {
+        table =
+          scanCsv(piece, Number.POSITIVE_INFINITY, first) ?? parseRecords(piece.toString("utf8"), undefined, first);
+      } else {
+        const text = decodeText(piece);
+        const marker = text === undefined ? undefined : unusedCharacter(text);
+        if (text === undefined || marker === undefined) {
+          structure.add({ row: firstBadLine(piece, first), message: "The CSV is not valid UTF-8" });
+          return false;
+        }
+        const marked = text.replace(LONE_SURROGATE, marker);
+        restore = (cell) => (cell.includes(marker) ? cell.replaceAll(marker, LONE) : cell);
+        table = scanCsv(marked, Number.POSITIVE_INFINITY, first) ?? parseRecords(marked, undefined, first);
+      }
+    } catch (error) {
+      if (!isCatalogError(error, "INVALID_CSV")) throw error;
+      for (const problem of error.problems) structure.add(problem);
+      return false;
+    }
+    const records: unknown[] = [];
+    const positions: number[] = [];
+    let r = 0;
+    if (this.columns === undefined) {
+      const header = table.records[0];
+      if (header === undefined) return { records, positions, count: 0 };
+      const problems = new Problems();
+      this.columns = readHeader(restore ? header.map(restore) : header, table.rows[0] as number, problems);
+      for (const problem of problems.list) structure.add(problem);
+      if (problems.count > 0) return false;
+      r = 1;
+    }
+    const { columns } = this;
+    const start = r;
+    for (; r < table.records.length; r++) {
+      const cells = table.records[r] as string[];
+      const row = table.rows[r] as number;
+      if (cells.length !== columns.length) {
+        structure.add({ row, message: `Expected ${columns.length} cells, found ${cells.length}` });
+        continue;
+      }
+      records.push(toRecord(columns, cells, restore));
+      positions.push(row);
+    }
+    return { records, positions, count: table.records.length - start };
+  }
+
+  /** Ends the document: one without a header is a problem. */
+  end(): void {
+    if (this.columns === undefined) this.structure.add({ row: 1, message: "The CSV is empty: expected a header row" });
+  }
 }

@@ -9,13 +9,12 @@ export {
   DEFAULT_MAX_STREAM_PRODUCTS,
   type ImportMode,
   type ImportOptions,
-  type ImportSummary,
   type ListOptions,
   type LookupOptions,
   type ProductPage,
   type StreamImportOptions,
 } from "./catalog.ts";
-export { type CsvRecords, decodeCsv } from "./csv.ts";
+export { type EngineOptions, type ImportSummary, runImport } from "./engine.ts";
 export {
   CatalogError,
   type CatalogErrorDetails,
@@ -25,11 +24,11 @@ export {
   type Problem,
   siteNotFound,
 } from "./errors.ts";
-export type { ByteSource, StreamFormat } from "./import-stream.ts";
 export { productJsonSchemas } from "./json-schema.ts";
-export { toPointer } from "./parse.ts";
+export { type Place, type RecordPart, toPointer } from "./parse.ts";
 export {
   compareIds,
+  copyProduct,
   decodeProduct,
   encodeProduct,
   PRODUCT_FIELDS,
@@ -39,15 +38,19 @@ export {
   type ProductView,
   ProductViewSchema,
   REQUIRED_FIELDS,
+  sameProduct,
   toProductView,
 } from "./product.ts";
 export { type Site, SiteSchema, siteKey } from "./site.ts";
+export { documentSource, listSource, productSource, type RecordSource, type StreamFormat } from "./sources.ts";
+export { type Applicable, combineConflicts, ImportStaging, type SiteView } from "./staging.ts";
 export type {
   CatalogStore,
+  CommitResult,
+  ImportCounts,
   KeyField,
   SkuConflict,
   StagedImport,
-  UpsertCounts,
-  UpsertResult,
   WriteOptions,
 } from "./store.ts";
+export type { ByteSource } from "./text.ts";

@@ -1,13 +1,8 @@
-// NDJSON decoding of a streamed import: bytes to one record per line, while they arrive, every
-// problem located at its line.
+// NDJSON decoding of an import: bytes to one record per line, while they arrive, every problem
+// located at its line.
 import { isUtf8 } from "node:buffer";
-import type { Problems } from "./parse.ts";
-
-/** Records decoded from part of a streamed import, each with its position (a line or a row). */
-export interface StreamRecords {
-  readonly records: unknown[];
-  readonly positions: number[];
-}
+import type { Problems, RecordPart } from "./parse.ts";
+import { decodeText } from "./text.ts";
 
 /** Longest line accepted: far above the largest valid product (about 2 MB of escaped JSON). */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -20,7 +15,7 @@ const LF = 10;
  * their 1-based line numbers as positions; a line that is not UTF-8 or not JSON, or longer than
  * `MAX_LINE_BYTES`, is a problem at its line (and never held whole), and decoding goes on.
  */
-export async function* decodeNdjson(source: AsyncIterable<Buffer>, problems: Problems): AsyncGenerator<StreamRecords> {
+export async function* decodeNdjson(source: AsyncIterable<Buffer>, problems: Problems): AsyncGenerator<RecordPart> {
   let carry: Buffer | undefined;
   let line = 1;
   // Inside a line found too long: its bytes are dropped up to its end.
@@ -46,18 +41,20 @@ export async function* decodeNdjson(source: AsyncIterable<Buffer>, problems: Pro
     if (end + 1 < bytes.length) carry = Buffer.from(bytes.subarray(end + 1));
     const out = decodeLines(bytes.subarray(0, end), line, problems);
     line += out.lines;
-    if (out.records.length > 0) yield out;
+    if (out.count > 0) yield out;
   }
   if (carry !== undefined) {
     const out = decodeLines(carry, line, problems);
-    if (out.records.length > 0) yield out;
+    if (out.count > 0) yield out;
   }
 }
 
 // The lines of `bytes` (LF-separated, the last one without its LF), starting at line `first`.
-function decodeLines(bytes: Buffer, first: number, problems: Problems): StreamRecords & { lines: number } {
+function decodeLines(bytes: Buffer, first: number, problems: Problems): RecordPart & { lines: number; count: number } {
   const records: unknown[] = [];
   const positions: number[] = [];
+  // Lines that hold a record, readable or not.
+  let count = 0;
   let lines: string[];
   if (isUtf8(bytes)) lines = bytes.toString("utf8").split("\n");
   else {
@@ -66,11 +63,12 @@ function decodeLines(bytes: Buffer, first: number, problems: Problems): StreamRe
     for (let from = 0; from <= bytes.length; ) {
       const lf = bytes.indexOf(LF, from);
       const to = lf === -1 ? bytes.length : lf;
-      const part = bytes.subarray(from, to);
-      if (isUtf8(part)) lines.push(part.toString("utf8"));
+      const text = decodeText(bytes.subarray(from, to));
+      if (text !== undefined) lines.push(text);
       else {
         problems.add({ line: first + lines.length, message: "Line is not valid UTF-8" });
         lines.push("");
+        count++;
       }
       from = to + 1;
     }
@@ -80,6 +78,7 @@ function decodeLines(bytes: Buffer, first: number, problems: Problems): StreamRe
     if (i === 0 && first === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     const c = text.charCodeAt(0);
     if (text.length === 0 || (c <= 32 && text.trim() === "")) continue;
+    count++;
     try {
       records.push(JSON.parse(text));
       positions.push(first + i);
@@ -88,5 +87,5 @@ function decodeLines(bytes: Buffer, first: number, problems: Problems): StreamRe
       problems.add({ line: first + i, message: `Line is not valid JSON: ${reason}` });
     }
   }
-  return { records, positions, lines: lines.length };
+  return { records, positions, lines: lines.length, count };
 }

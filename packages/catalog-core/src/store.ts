@@ -1,68 +1,75 @@
-// The storage contract: what a catalog asks of the store that keeps its products, and what it answers.
+// The storage contract: what a catalog asks of the store that keeps its products, and what it
+// answers. ADAPTERS.md walks through it clause by clause; `testCatalogStore` proves it.
 import type { Product } from "./product.ts";
 import type { Site } from "./site.ts";
 
-/** What an upsert did; `created + updated + unchanged` equals the batch size. */
-export interface UpsertCounts {
+/** What a commit did; `created + updated + unchanged` is the number of distinct ids imported. */
+export interface ImportCounts {
   readonly created: number;
   readonly updated: number;
   readonly unchanged: number;
-  /** With `replace`: the products of the site the batch did not name, deleted (or, in a dry run, to delete). */
+  /** With `replace`: the products of the site the import did not name, deleted (or, in a dry run, to delete). */
   readonly deleted?: number;
 }
 
-/** A sku that the batch gives to `id` while another product of the site, `heldBy`, keeps it. */
+/** A sku that the import gives to `id` while `heldBy` keeps it (a product of the site, or an earlier claimer in the import). */
 export interface SkuConflict {
   readonly sku: string;
   readonly id: string;
   readonly heldBy: string;
-  /** In a staged import's answer: the position `add` was last given with `id`. */
-  readonly position?: number;
+  /** The position `add` was last given with `id`. */
+  readonly position: number;
 }
 
-/** The outcome of `CatalogStore.upsert`: applied with its counts, or refused whole. */
-export type UpsertResult =
-  | { readonly applied: true; readonly counts: UpsertCounts }
+/** The outcome of `StagedImport.commit`: applied with its counts, or refused whole. */
+export type CommitResult =
+  | { readonly applied: true; readonly counts: ImportCounts }
   | { readonly applied: false; readonly conflicts: readonly SkuConflict[] };
 
 /** Whether an import writes, or only checks and counts; and whether it is the site's whole catalog. */
 export interface WriteOptions {
   readonly dryRun: boolean;
   /**
-   * The batch is the site's whole catalog: in the same atomic step, every product of the site
-   * whose id the batch does not name is deleted and its sku freed (so a product of the batch
-   * may take it, and no sku of the site is then a conflict), and the counts say how many in
-   * `deleted`. Without it, `deleted` is absent.
+   * The import is the site's whole catalog: in the same atomic step, every product of the site
+   * whose id the import does not name is deleted and its sku freed (so that no sku of the site
+   * is then a conflict), and the counts say how many in `deleted`. Without it, `deleted` is absent.
    */
   readonly replace?: boolean;
 }
 
 /**
- * An import too large to hold at once, staged out of sight chunk by chunk, then committed (or
- * aborted) as one atomic step. Begun by `CatalogStore.beginImport`; the catalog never calls one
- * method before the previous one resolved.
+ * An import, staged out of sight chunk by chunk, then committed (or aborted) as one atomic step.
+ * Begun by `CatalogStore.beginImport`; the catalog never calls one method before the previous
+ * one resolved, and never touches the products it handed over again (a store may keep them).
  */
 export interface StagedImport {
   /**
-   * Stages a chunk; nothing becomes visible to readers. Ids and skus may repeat, within the
-   * chunk and across chunks: a product whose id was staged before (earlier in this chunk or in
-   * an earlier one) replaces it (the later wins, and counts once), and skus are judged at
-   * `commit`, on the state after the import. `positions[i]` is where `products[i]` stands in the request (a line or a row);
-   * positions increase over the whole import, and a conflict answers with the position of its id.
-   * A store may check the site while staging, but the site may change until `commit`, which
-   * must judge the import against the state it replaces.
+   * Stages a chunk; nothing becomes visible. `positions[i]` is where `products[i]` stands in
+   * the request (an index, a line, a row); positions increase over the whole import. Products
+   * are valid, but ids and skus may repeat, within a chunk and across chunks: judged at `commit`.
    */
   add(products: readonly Product[], positions: readonly number[]): Promise<void>;
 
   /**
-   * Applies every staged product (the last of each id) as `upsert` applies a batch: all or
-   * nothing, the same counts, the same conflicts with the site, each with the `position` of its
-   * id. When staged ids claim one sku among themselves, only those conflicts are answered: every
-   * claimer but the one first staged (smallest first position), `heldBy` that first claimer.
-   * With `dryRun`, the same answer and nothing written. With `replace`, the site's other
-   * products go in the same step (see `WriteOptions.replace`). The staging is released either way.
+   * Applies the staged products as one atomic step, against the state of the site at that
+   * moment (even with other processes writing), or refuses them whole:
+   *
+   * 1. The same id staged again: the later product wins, and the id counts once.
+   * 2. Each product replaces the stored product with its id whole; a changed sku frees the old one.
+   * 3. Skus are unique in the site after the import: a sku goes to the product of the site that
+   *    holds it if that product stays (the import does not name it, and does not `replace`),
+   *    else to the first of the import's ids claiming it (smallest first position). Every other
+   *    claimer is a conflict `{ sku, id, heldBy, position }`, `position` the last one given with
+   *    `id`. So two products may swap skus, and a sku freed by a product of the import may be
+   *    taken. With any conflict, nothing is written and every conflict is returned.
+   * 4. Counts compare each product with the one it replaces: `created` (none), `unchanged`
+   *    (`encodeProduct` equal), else `updated`; with `replace`, `deleted` too.
+   * 5. With `dryRun`, the same answer, and nothing written.
+   *
+   * The staging is released either way. An import neither committed nor aborted (its process
+   * died) never becomes visible, and its staging does not outlive it for long.
    */
-  commit(): Promise<UpsertResult>;
+  commit(): Promise<CommitResult>;
 
   /** Drops the staging: nothing becomes visible. Safe at any time, twice, and after `commit`. */
   abort(): Promise<void>;
@@ -72,41 +79,19 @@ export interface StagedImport {
 export type KeyField = "id" | "sku";
 
 /**
- * Where a catalog keeps its products: the contract every storage adapter implements.
- * Implementations prove it by running `testCatalogStore` from `@catalog-kit/catalog-core/testing`.
+ * Where a catalog keeps its products: the contract every storage adapter implements, proven by
+ * `testCatalogStore` from `@catalog-kit/catalog-core/testing`.
  *
- * The catalog validates and dedupes before calling a store, so a store holds no business rules
- * beyond the atomic steps below. Sites are opaque: a store never lists or creates them, and
+ * The catalog validates products before a store sees them; a store holds no rule of an import
+ * beyond `StagedImport.commit`. Sites are opaque: a store never lists or creates them, and
  * products of one site are never visible through another (sites differing only in `siteType`
  * included). Infrastructure failures reject with `CatalogError` code `STORAGE_UNAVAILABLE`
- * (with the original error as `cause`); a store never leaves a batch half-written.
+ * (with the original error as `cause`); a store never leaves an import half-written.
  */
 export interface CatalogStore {
   /**
-   * Applies a batch to a site as one atomic step: every product or none, even against
-   * concurrent upserts from other processes (a Lua script, a SQL transaction, no `await`
-   * between check and write in memory).
-   *
-   * `products` have distinct ids and distinct skus (the catalog guarantees it). Each replaces
-   * the stored product with its id whole; a product whose sku changed frees its old sku.
-   * SKU uniqueness is judged on the state after the batch: a sku is in conflict when a stored
-   * product of the site holds it and that product's id is not in the batch (a product in the
-   * batch gets its new sku, so two products may swap skus). With any conflict, nothing is written and
-   * every conflict is returned. Otherwise counts compare each product with the one it replaces:
-   * `created` (no product with that id), `unchanged` (`encodeProduct` equal), else `updated`.
-   *
-   * With `dryRun`, the same checks and counts, and nothing written.
-   *
-   * The store may keep the objects of `products` as they are: the catalog hands every upsert
-   * objects of its own and never touches them again, so a memory store need not copy them.
-   */
-  upsert(site: Site, products: readonly Product[], options: WriteOptions): Promise<UpsertResult>;
-
-  /**
-   * Begins a staged import into `site` (see `StagedImport`): the same rules as `upsert`, for a
-   * batch that arrives in chunks and need never be held whole, neither by the catalog nor by the
-   * store's client. An import that is neither committed nor aborted (its process died) must
-   * never become visible, and its staging must not outlive it for long.
+   * Begins an import into `site`, the one way products are written (see `StagedImport`). A
+   * store may commit a small import in one call: that is its business, not the contract's.
    */
   beginImport(site: Site, options: WriteOptions): Promise<StagedImport>;
 

@@ -120,7 +120,7 @@ describe("createCatalog", () => {
         pointer: "/products/2/sku",
         sku: "s",
         heldBy: "a",
-        message: 'sku "s" is also claimed by product "a" in this request',
+        message: 'sku "s" is held by product "a"',
       },
     ]);
     expect((await failure(catalog.getProduct(site, "z"))).code).toBe("PRODUCT_NOT_FOUND");

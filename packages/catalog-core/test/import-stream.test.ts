@@ -165,7 +165,7 @@ describe("importStream", () => {
     }
   });
 
-  test("a sku claimed twice across chunks, or held in the site, is SKU_CONFLICT at the claimer's line", async () => {
+  test("a sku claimed twice across chunks, and one held in the site, are both SKU_CONFLICT at the claimers' lines", async () => {
     const catalog = open();
     await catalog.importProducts(SITE, [sampleProduct("holder", "taken")]);
     const products = Array.from({ length: 2_500 }, (_, i) => sampleProduct(`p${i}`, `s${i}`));
@@ -173,7 +173,14 @@ describe("importStream", () => {
     const error = await failure(stream(catalog, pieces(ndjson(products)), "ndjson"));
     expect(error.code).toBe("SKU_CONFLICT");
     expect(error.problems).toEqual([
-      { line: 2_501, pointer: "/sku", message: 'sku "s7" is also claimed by product "p7"', sku: "s7", heldBy: "p7" },
+      { line: 2_501, pointer: "/sku", message: 'sku "s7" is held by product "p7"', sku: "s7", heldBy: "p7" },
+      {
+        line: 2_502,
+        pointer: "/sku",
+        message: 'sku "taken" is held by product "holder"',
+        sku: "taken",
+        heldBy: "holder",
+      },
     ]);
     products.pop();
     products[2_500] = sampleProduct("late", "s-late");
@@ -235,7 +242,7 @@ describe("importStream", () => {
     await expect(catalog.getProduct(SITE, "p0")).rejects.toMatchObject({ code: "PRODUCT_NOT_FOUND" });
   });
 
-  test("text chunks: a surrogate pair split between chunks is kept whole; a lone surrogate is refused", async () => {
+  test("text chunks: a surrogate pair split between chunks is kept whole; a lone surrogate is refused where it is", async () => {
     const catalog = open();
     const line = JSON.stringify(sampleProduct("a", "sa", { title: "Mug 🌿" }));
     const split = line.indexOf("🌿") + 1;
@@ -244,8 +251,16 @@ describe("importStream", () => {
       created: 1,
     });
     expect((await catalog.getProduct(SITE, "a")).title).toBe("Mug 🌿");
-    const error = await failure(stream(catalog, ["\ud800"], "ndjson"));
-    expect(error.code).toBe("VALIDATION_FAILED");
+    const lone = JSON.stringify(sampleProduct("b", "sb", { title: "x" })).replace('"x"', '"\ud800"');
+    const error = await failure(stream(catalog, [`${line}\n`, lone.slice(0, 40), lone.slice(40)], "ndjson"));
+    expect(error).toMatchObject({ code: "VALIDATION_FAILED", errorCount: 1 });
+    expect(error.problems).toEqual([
+      { line: 2, pointer: "/title", message: "Must be well-formed Unicode (no lone surrogates)" },
+    ]);
+    const csv = `id,sku,title,available,featured_image,url\nc,sc,"\udc00",true,f,u\n`;
+    expect((await failure(stream(catalog, [csv], "csv"))).problems).toEqual([
+      { row: 2, column: "title", message: "Must be well-formed Unicode (no lone surrogates)" },
+    ]);
   });
 
   test("an unknown site is SITE_NOT_FOUND before anything is read", async () => {

@@ -1,10 +1,13 @@
 // The product schema: each rule and its message, the canonical encoding and the retrieval shape.
 import {
+  copyProduct,
   decodeProduct,
   encodeProduct,
+  PRODUCT_FIELDS,
   PRODUCT_LIMITS,
   type Product,
   ProductSchema,
+  sameProduct,
   toProductView,
 } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
@@ -112,4 +115,23 @@ describe("ProductSchema", () => {
       url: "https://shop.example/p-1",
     });
   });
+});
+
+describe("sameProduct and copyProduct, field by field", () => {
+  const one = productArb(fc.constant("p"));
+  test.prop([one, one, fc.subarray([...PRODUCT_FIELDS])], { numRuns: 500 })(
+    "sameProduct is true exactly when encodeProduct is equal; copyProduct gives the canonical product",
+    (first, other, fields) => {
+      // The second product takes some fields of another (an absent one given as undefined), keys reversed.
+      const changed: Record<string, unknown> = { ...first };
+      for (const field of fields) changed[field] = other[field];
+      const second = Object.fromEntries(Object.entries(changed).reverse()) as Product;
+      expect(sameProduct(first, second)).toBe(encodeProduct(first) === encodeProduct(second));
+      const copy = copyProduct(second);
+      const canonical = decodeProduct(encodeProduct(second));
+      expect(copy).toStrictEqual(canonical);
+      expect(Object.keys(copy)).toEqual(Object.keys(canonical));
+      if (copy.images !== undefined) expect(copy.images).not.toBe(second.images);
+    },
+  );
 });

@@ -663,11 +663,16 @@ describe("tokens", () => {
       if (key === "down") throw new CatalogError("STORAGE_UNAVAILABLE", "the store is down");
     };
     return {
-      async upsert(site, products, options) {
-        for (const each of products) fail(each.id);
-        return inner.upsert(site, products, options);
+      async beginImport(site, options) {
+        const staged = await inner.beginImport(site, options);
+        return {
+          ...staged,
+          async add(products, positions) {
+            for (const each of products) fail(each.id);
+            return staged.add(products, positions);
+          },
+        };
       },
-      beginImport: (site, options) => inner.beginImport(site, options),
       list: (site, after, limit) => inner.list(site, after, limit),
       async find(site, key, by) {
         fail(key);

@@ -157,10 +157,16 @@ describe("concurrent imports", () => {
     });
     const store: CatalogStore = {
       ...memory,
-      async upsert(site, products, options) {
-        upserts++;
-        await gate;
-        return memory.upsert(site, products, options);
+      async beginImport(site, options) {
+        const staged = await memory.beginImport(site, options);
+        return {
+          ...staged,
+          async commit() {
+            upserts++;
+            await gate;
+            return staged.commit();
+          },
+        };
       },
     };
     const limited = await startTestServer({ store, maxBodyBytes: LIMIT, maxConcurrentImports: 1 });

@@ -45,13 +45,19 @@ function recordingStore(): CatalogStore {
   const inner = createMemoryStore();
   return {
     ...inner,
-    upsert(site, products, options) {
-      if (!options.dryRun) {
-        const keys = written.get(siteKey(site)) ?? new Set();
-        for (const each of products) keys.add(each.id).add(each.sku);
-        written.set(siteKey(site), keys);
-      }
-      return inner.upsert(site, products, options);
+    async beginImport(site, options) {
+      const staged = await inner.beginImport(site, options);
+      return {
+        ...staged,
+        add(products, positions) {
+          if (!options.dryRun) {
+            const keys = written.get(siteKey(site)) ?? new Set();
+            for (const each of products) keys.add(each.id).add(each.sku);
+            written.set(siteKey(site), keys);
+          }
+          return staged.add(products, positions);
+        },
+      };
     },
   };
 }

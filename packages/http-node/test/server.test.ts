@@ -14,8 +14,6 @@ function failingStore(failure: () => unknown): CatalogStore & { failing: boolean
   const inner = createMemoryStore();
   const store = {
     failing: false,
-    upsert: (...args: Parameters<CatalogStore["upsert"]>) =>
-      store.failing ? Promise.reject(failure()) : inner.upsert(...args),
     beginImport: (...args: Parameters<CatalogStore["beginImport"]>) =>
       store.failing ? Promise.reject(failure()) : inner.beginImport(...args),
     list: (...args: Parameters<CatalogStore["list"]>) =>

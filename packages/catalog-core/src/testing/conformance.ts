@@ -13,6 +13,7 @@ import { testList } from "./list.ts";
 import { CatalogModel, commandArbs } from "./model.ts";
 import { testReplace } from "./replace.ts";
 import { testStagedImport } from "./staged.ts";
+import { upsert as write } from "./write.ts";
 
 /** Options of `testCatalogStore`. */
 export interface ConformanceOptions {
@@ -45,7 +46,7 @@ export function testCatalogStore(
   });
 
   async function upsert(site: Site, products: readonly Product[], dryRun = false) {
-    return store.upsert(site, products, { dryRun });
+    return write(store, site, products, { dryRun });
   }
 
   async function expectProducts(site: Site, products: readonly Product[]) {

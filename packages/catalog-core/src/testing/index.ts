@@ -2,3 +2,4 @@
 export { keyArb, productArb, uniqueSite } from "./arbitraries.ts";
 export { type ConformanceOptions, testCatalogStore } from "./conformance.ts";
 export { CatalogModel } from "./model.ts";
+export { type Conflict, type UpsertResult, upsert } from "./write.ts";

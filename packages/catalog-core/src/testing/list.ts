@@ -5,6 +5,7 @@ import { compareIds, type Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { fullProduct, sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { upsert } from "./write.ts";
 
 // Every product of a site, walked page by page; `between` runs after each page.
 async function walk(store: CatalogStore, site: Site, limit: number, between?: (page: number) => Promise<void>) {
@@ -21,7 +22,7 @@ async function walk(store: CatalogStore, site: Site, limit: number, between?: (p
 
 /** Registers the list clauses; `store()` gives the store under test once it is open. */
 export function testList(store: () => CatalogStore): void {
-  const write = (site: Site, products: readonly Product[]) => store().upsert(site, products, { dryRun: false });
+  const write = (site: Site, products: readonly Product[]) => upsert(store(), site, products, { dryRun: false });
 
   test("list: an empty or unknown site has no products", async () => {
     expect(await store().list(uniqueSite(), undefined, 10)).toEqual([]);

@@ -6,7 +6,7 @@ import type { Catalog } from "../catalog.ts";
 import { isCatalogError } from "../errors.ts";
 import { compareIds, encodeProduct, type Product } from "../product.ts";
 import type { Site } from "../site.ts";
-import type { CatalogStore, KeyField, UpsertResult } from "../store.ts";
+import type { CatalogStore, CommitResult, KeyField } from "../store.ts";
 import { fullProduct, sampleProduct } from "./arbitraries.ts";
 
 /** What the reference model expects an operation to answer. */
@@ -48,21 +48,25 @@ export class CatalogModel {
     for (const product of list) byId.set(product.id, product);
     const batch = [...new Set(list.map((p) => p.id))].map((id) => byId.get(id) as Product);
 
+    // A sku held by a product of the site that stays is that holder's; any other sku, its first claimer's.
+    const stored: string[] = [];
+    const heldSkus = new Set<string>();
+    for (const product of replace ? [] : batch) {
+      const holder = this.find(site, product.sku, "sku");
+      if (holder && holder.id !== product.id && !byId.has(holder.id)) {
+        stored.push(`${product.sku}<-${holder.id}`);
+        heldSkus.add(product.sku);
+      }
+    }
     const claimedBy = new Map<string, string>();
     const inBatch: string[] = [];
     for (const product of batch) {
       const first = claimedBy.get(product.sku);
       if (first === undefined) claimedBy.set(product.sku, product.id);
-      else inBatch.push(`${product.sku}<-${first}`);
+      else if (!heldSkus.has(product.sku)) inBatch.push(`${product.sku}<-${first}`);
     }
-    if (inBatch.length > 0) return { ok: false, code: "SKU_CONFLICT", conflicts: inBatch.sort() };
-
-    const stored: string[] = [];
-    for (const product of replace ? [] : batch) {
-      const holder = this.find(site, product.sku, "sku");
-      if (holder && holder.id !== product.id && !byId.has(holder.id)) stored.push(`${product.sku}<-${holder.id}`);
-    }
-    if (stored.length > 0) return { ok: false, code: "SKU_CONFLICT", conflicts: stored.sort() };
+    const conflicts = [...stored, ...inBatch];
+    if (conflicts.length > 0) return { ok: false, code: "SKU_CONFLICT", conflicts: conflicts.sort() };
 
     let created = 0;
     let unchanged = 0;
@@ -118,7 +122,7 @@ async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
 }
 
 // A store's staged-import answer as the catalog reports it (the outcome the model states).
-function stagedOutcome(result: UpsertResult, dryRun: boolean): Outcome {
+function stagedOutcome(result: CommitResult, dryRun: boolean): Outcome {
   if (!result.applied) {
     return { ok: false, code: "SKU_CONFLICT", conflicts: result.conflicts.map((c) => `${c.sku}<-${c.heldBy}`).sort() };
   }

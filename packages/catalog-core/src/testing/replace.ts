@@ -5,17 +5,18 @@ import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { upsert } from "./write.ts";
 
 /** Registers the replace clauses; `store()` gives the store under test once it is open. */
 export function testReplace(store: () => CatalogStore, largeBatch: number): void {
-  const write = (site: Site, products: readonly Product[]) => store().upsert(site, products, { dryRun: false });
+  const write = (site: Site, products: readonly Product[]) => upsert(store(), site, products, { dryRun: false });
   const ids = async (site: Site) => (await store().list(site, undefined, 1_000)).map((p) => p.id);
 
   test("replace: the site holds exactly the batch; the others are deleted and counted, their skus freed", async () => {
     const site = uniqueSite();
     await write(site, [sampleProduct("a", "s1"), sampleProduct("b", "s2"), sampleProduct("c", "s3")]);
     // "new" takes s2, which "b" held: b goes, so that is no conflict.
-    const result = await store().upsert(site, [sampleProduct("a", "s1"), sampleProduct("new", "s2")], {
+    const result = await upsert(store(), site, [sampleProduct("a", "s1"), sampleProduct("new", "s2")], {
       dryRun: false,
       replace: true,
     });
@@ -30,7 +31,7 @@ export function testReplace(store: () => CatalogStore, largeBatch: number): void
     await write(site, [sampleProduct("a", "s1"), sampleProduct("b", "s2")]);
     const batch = [sampleProduct("b", "s2", { price: 4 }), sampleProduct("c", "s1")];
     const expected = { applied: true, counts: { created: 1, updated: 1, unchanged: 0, deleted: 1 } };
-    expect(await store().upsert(site, batch, { dryRun: true, replace: true })).toEqual(expected);
+    expect(await upsert(store(), site, batch, { dryRun: true, replace: true })).toEqual(expected);
     expect(await ids(site)).toEqual(["a", "b"]);
     const dry = await store().beginImport(site, { dryRun: true, replace: true });
     await dry.add(batch, [1, 2]);
@@ -54,7 +55,7 @@ export function testReplace(store: () => CatalogStore, largeBatch: number): void
       conflicts: [{ sku: "dup", id: "y", heldBy: "x", position: 2 }],
     });
     expect(await ids(site)).toEqual(["a"]);
-    expect(await store().upsert(site, [], { dryRun: false, replace: true })).toEqual({
+    expect(await upsert(store(), site, [], { dryRun: false, replace: true })).toEqual({
       applied: true,
       counts: { created: 0, updated: 0, unchanged: 0, deleted: 1 },
     });

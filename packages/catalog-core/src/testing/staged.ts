@@ -4,8 +4,9 @@
 import { expect, test } from "vitest";
 import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
-import type { CatalogStore, UpsertResult } from "../store.ts";
+import type { CatalogStore, CommitResult } from "../store.ts";
 import { fullProduct, sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { upsert } from "./write.ts";
 
 // A staged import of `chunks`, each product's position its place in the whole import, from 1.
 async function stage(
@@ -13,7 +14,7 @@ async function stage(
   site: Site,
   chunks: readonly (readonly Product[])[],
   dryRun = false,
-): Promise<UpsertResult> {
+): Promise<CommitResult> {
   const staged = await store.beginImport(site, { dryRun });
   let position = 0;
   for (const chunk of chunks) {
@@ -47,7 +48,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
 
   test("staged import: counts compare with the replaced state, as upsert does", async () => {
     const site = uniqueSite();
-    await store().upsert(site, [sampleProduct("a", "sa"), sampleProduct("b", "sb")], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("a", "sa"), sampleProduct("b", "sb")], { dryRun: false });
     const result = await stage(store(), site, [
       [sampleProduct("a", "sa"), sampleProduct("b", "sb")],
       [sampleProduct("b", "sb", { price: 3 }), sampleProduct("c", "sc")],
@@ -66,6 +67,24 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
     for (const key of ["a", "p", "b", "c"]) expect(await find(site, key)).toBeUndefined();
   });
 
+  test("staged import: every conflict is answered, claims among its ids and skus held in the site alike", async () => {
+    const site = uniqueSite();
+    await upsert(store(), site, [sampleProduct("holder", "s1")]);
+    const result = await stage(store(), site, [
+      [sampleProduct("a", "s1"), sampleProduct("c", "x")],
+      [sampleProduct("b", "s1"), sampleProduct("d", "x"), sampleProduct("e", "y")],
+    ]);
+    expect(result.applied).toBe(false);
+    const conflicts = result.applied ? [] : [...result.conflicts].sort((l, r) => l.position - r.position);
+    // s1 stays the holder's, so both of its claimers conflict with the holder; x goes to its first claimer.
+    expect(conflicts).toEqual([
+      { sku: "s1", id: "a", heldBy: "holder", position: 1 },
+      { sku: "s1", id: "b", heldBy: "holder", position: 3 },
+      { sku: "x", id: "d", heldBy: "c", position: 4 },
+    ]);
+    for (const key of ["a", "b", "c", "d", "e"]) expect(await find(site, key)).toBeUndefined();
+  });
+
   test("staged import: skus are judged on the end state, so a later chunk may resolve a clash", async () => {
     const site = uniqueSite();
     const result = await stage(store(), site, [
@@ -79,7 +98,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
 
   test("staged import: a conflict with the site names the position of its id", async () => {
     const site = uniqueSite();
-    await store().upsert(site, [sampleProduct("holder", "s1"), sampleProduct("m", "s9")], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("holder", "s1"), sampleProduct("m", "s9")], { dryRun: false });
     const result = await stage(store(), site, [
       [sampleProduct("fresh", "s0")],
       [sampleProduct("b", "s1"), sampleProduct("m", "s8")],
@@ -93,7 +112,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
 
   test("staged import: the conflict of an id given again names the position it was last given", async () => {
     const site = uniqueSite();
-    await store().upsert(site, [sampleProduct("holder", "s1")], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("holder", "s1")], { dryRun: false });
     const result = await stage(store(), site, [
       [sampleProduct("b", "s1"), sampleProduct("c", "s2")],
       [sampleProduct("d", "s3"), sampleProduct("b", "s1")],
@@ -103,7 +122,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
 
   test("staged import: products of the site may swap skus across chunks", async () => {
     const site = uniqueSite();
-    await store().upsert(site, [sampleProduct("a", "s1"), sampleProduct("b", "s2")], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("a", "s1"), sampleProduct("b", "s2")], { dryRun: false });
     const result = await stage(store(), site, [[sampleProduct("a", "s2")], [sampleProduct("b", "s1")]]);
     expect(result).toEqual({ applied: true, counts: { created: 0, updated: 2, unchanged: 0 } });
     expect((await find(site, "s1", "sku"))?.id).toBe("b");
@@ -115,7 +134,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
     const staged = await store().beginImport(site, { dryRun: false });
     await staged.add([sampleProduct("a", "s1")], [1]);
     // Another writer takes s1, and creates the import's "b", while the import is staging.
-    await store().upsert(site, [sampleProduct("z", "s1"), sampleProduct("b", "s2")], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("z", "s1"), sampleProduct("b", "s2")], { dryRun: false });
     await staged.add([sampleProduct("b", "s2")], [2]);
     expect(await staged.commit()).toEqual({
       applied: false,
@@ -132,7 +151,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
 
   test("staged import: abort leaves nothing visible, is safe twice, and the site stays writable", async () => {
     const site = uniqueSite();
-    await store().upsert(site, [sampleProduct("a", "s1")], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("a", "s1")], { dryRun: false });
     const staged = await store().beginImport(site, { dryRun: false });
     await staged.add([sampleProduct("a", "s2"), sampleProduct("b", "s3")], [1, 2]);
     await staged.abort();
@@ -146,7 +165,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
 
   test("staged import: a dry run answers the same and writes nothing", async () => {
     const site = uniqueSite();
-    await store().upsert(site, [sampleProduct("a", "s1")], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("a", "s1")], { dryRun: false });
     const chunks = [[sampleProduct("a", "s1", { price: 2 })], [sampleProduct("b", "s2")]];
     expect(await stage(store(), site, chunks, true)).toEqual({
       applied: true,
@@ -166,7 +185,7 @@ export function testStagedImport(store: () => CatalogStore, largeBatch: number):
     const batch = Array.from({ length: largeBatch }, (_, i) => fullProduct(`id-${i}`, `sku-${i}`));
     const chunks: Product[][] = [];
     for (let i = 0; i < batch.length; i += 1_000) chunks.push(batch.slice(i, i + 1_000));
-    await store().upsert(site, [sampleProduct("holder", `sku-${largeBatch - 1}`)], { dryRun: false });
+    await upsert(store(), site, [sampleProduct("holder", `sku-${largeBatch - 1}`)], { dryRun: false });
     expect(await stage(store(), site, chunks)).toEqual({
       applied: false,
       conflicts: [{ sku: `sku-${largeBatch - 1}`, id: `id-${largeBatch - 1}`, heldBy: "holder", position: largeBatch }],

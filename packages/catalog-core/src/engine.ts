@@ -1,0 +1,148 @@
+// The import engine: every import, whatever its channel and size, is a source of located records
+// (sources.ts) run through this one loop, which validates, applies the limits and stages chunks
+// into the store while the records arrive, then commits all-or-nothing.
+import { CatalogError, emptyReplace, type Problem } from "./errors.ts";
+import { checkProducts, Problems } from "./parse.ts";
+import type { Product } from "./product.ts";
+import type { Site } from "./site.ts";
+import type { RecordSource } from "./sources.ts";
+import type { CatalogStore, ImportCounts, SkuConflict, StagedImport, WriteOptions } from "./store.ts";
+
+/** What an import did: `total` distinct ids, of which `created + updated + unchanged == total`. */
+export interface ImportSummary extends ImportCounts {
+  readonly total: number;
+  readonly dryRun: boolean;
+}
+
+/** The options of one run of the engine. */
+export interface EngineOptions extends WriteOptions {
+  /** Most records the import may carry. */
+  readonly limit: number;
+  /** A replace with no products is refused unless this is true. */
+  readonly allowEmpty?: boolean;
+}
+
+// Products handed to the store at once: a few megabytes in memory, and several of a networked
+// store's calls, which it may have in flight together while the next chunk is decoded (measured:
+// 3,000 took a 1 GiB NDJSON import into Redis from 0.92x to 1.0x the buffered import's rate).
+const CHUNK = 3_000;
+
+/** The `TOO_MANY_PRODUCTS` error; `exact` when every record was counted. */
+export function tooMany(limit: number, received: number, exact: boolean): CatalogError {
+  const has = exact ? `${received}` : `more (${received} so far)`;
+  return new CatalogError("TOO_MANY_PRODUCTS", `An import may carry at most ${limit} products; this one has ${has}`, {
+    limit,
+    received,
+  });
+}
+
+/** The `SKU_CONFLICT` error of a commit's conflicts, in the order of the import. */
+function conflictError(conflicts: readonly SkuConflict[], source: RecordSource): CatalogError {
+  const problems = new Problems();
+  const sorted = [...conflicts].sort((a, b) => a.position - b.position);
+  for (const { sku, heldBy, position } of sorted) {
+    problems.add({
+      ...source.locate(position, ["sku"]),
+      message: `sku "${sku}" is held by product "${heldBy}"`,
+      sku,
+      heldBy,
+    });
+  }
+  return problems.toError("SKU_CONFLICT", "Conflicting skus");
+}
+
+const placeOf = (problem: Problem) => problem.row ?? problem.line ?? 0;
+
+/** The error of an import's problems: those of its structure first by code, all in the order of the import. */
+function problemError(source: RecordSource, invalid: Problems): CatalogError {
+  const structure = source.structure;
+  if (structure === undefined || structure.problems.count === 0)
+    return invalid.toError("VALIDATION_FAILED", "Invalid products");
+  const all = new Problems();
+  for (const problem of [...structure.problems.list, ...invalid.list].sort((a, b) => placeOf(a) - placeOf(b)))
+    all.add(problem);
+  all.count = structure.problems.count + invalid.count;
+  return all.toError(structure.code, structure.what);
+}
+
+/**
+ * Imports the records of `source` into `site`: every problem located and reported (nothing
+ * written then), at most `options.limit` records, then the store's commit, all-or-nothing.
+ * Products go to the store in chunks as they are decoded, one `add` in flight while the next
+ * chunk is read; once any problem is found, the staging is dropped and the rest is only
+ * checked. A failure of the source (a client gone) or of the store aborts the staging.
+ */
+export async function runImport(
+  store: CatalogStore,
+  site: Site,
+  source: RecordSource,
+  options: EngineOptions,
+): Promise<ImportSummary> {
+  const { limit, dryRun, replace = false } = options;
+  const write: WriteOptions = replace ? { dryRun, replace } : { dryRun };
+  const invalid = new Problems();
+  const failed = () => invalid.count + (source.structure?.problems.count ?? 0) > 0;
+  let staged: StagedImport | undefined;
+  let pending: Promise<void> | undefined;
+  let products: Product[] = [];
+  let positions: number[] = [];
+  let count = 0;
+
+  // One add in flight while the next chunk is decoded; the catalog never calls the store twice at once.
+  async function settle(): Promise<void> {
+    const last = pending;
+    pending = undefined;
+    await last;
+  }
+  async function flush(): Promise<void> {
+    await settle();
+    staged ??= await store.beginImport(site, write);
+    pending = staged.add(products, positions);
+    pending.catch(() => {}); // awaited by the next settle()
+    products = [];
+    positions = [];
+  }
+  async function drop(): Promise<void> {
+    products = [];
+    positions = [];
+    const dropping = staged;
+    staged = undefined;
+    await settle().catch(() => {});
+    await dropping?.abort().catch(() => {});
+  }
+
+  try {
+    for await (const part of source.parts) {
+      count += part.count ?? part.records.length;
+      if (count > limit) {
+        if (!source.buffered) throw tooMany(limit, count, false);
+        await drop();
+        continue;
+      }
+      const valid = checkProducts(part.records, (i, path) => source.locate(part.positions[i] as number, path), invalid);
+      if (failed()) {
+        await drop();
+        continue;
+      }
+      for (let i = 0; i < valid.length; i++) {
+        products.push(valid[i] as Product);
+        positions.push(part.positions[i] as number);
+      }
+      if (products.length >= CHUNK) await flush();
+    }
+    if (count > limit) throw tooMany(limit, count, true);
+    if (failed()) throw problemError(source, invalid);
+    if (count === 0 && replace && !options.allowEmpty) throw emptyReplace();
+    if (products.length > 0) await flush();
+    await settle();
+    staged ??= await store.beginImport(site, write);
+    const result = await staged.commit();
+    staged = undefined;
+    if (!result.applied) throw conflictError(result.conflicts, source);
+    const { created, updated, unchanged } = result.counts;
+    return { total: created + updated + unchanged, ...result.counts, dryRun };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+}
