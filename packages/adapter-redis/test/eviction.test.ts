@@ -61,7 +61,7 @@ describeWithRedis("staging keys evicted in the middle of an import", () => {
       // What eviction does to a key with a TTL: it is gone, whole, between two calls.
       const stop = proxy.before(scriptOf(site), async () => {
         if (evicted.length > 0) return;
-        const staged = await admin.keys(`*${site.siteId}*:stage:*:products`);
+        const staged = await admin.keys(`*${site.siteId}*:in:*:products`);
         for (const key of staged) {
           if ((await admin.hlen(key)) !== batch.length) continue;
           const victim = key.replace(/:products$/, `:${which}`);

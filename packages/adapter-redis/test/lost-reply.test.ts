@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
-import { COMMIT } from "../src/scripts.ts";
+import { PUBLISH } from "../src/scripts.ts";
 import { checkIndex, storedProducts } from "../src/testing/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
@@ -22,6 +22,10 @@ const write = { dryRun: false } as const;
 
 const batchOf = (count: number): Product[] =>
   Array.from({ length: count }, (_, i) => product(`id-${i}`, `sku-${i}`, { title: `batch ${i}` }));
+
+// Whether a command is the PUBLISH call that publishes an import `where` ("empty", "merge", "replace").
+const publishes = (argv: readonly Buffer[], where: string) =>
+  argv[1]?.toString() === PUBLISH.sha && argv.some((arg) => arg.toString() === where);
 
 const isUnavailable = (error: unknown) => isCatalogError(error, "STORAGE_UNAVAILABLE");
 
@@ -153,13 +157,9 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
       if (seeded) await upsert(direct, site, [product("seed", "seed-sku")], write);
       await reconnected(store);
       const batch = batchOf(60);
-      // The call that follows a staging holding the whole batch is the one that publishes it.
+      // The call that publishes it: into the site when it is empty, else beside it to merge.
       const dropped = proxy.dropReplyAfter(scriptOf(site), {
-        when: async () => {
-          const staged = await admin.keys(`*${site.siteId}*:stage:*:products`);
-          const sizes = await Promise.all(staged.map((key) => admin.hlen(key)));
-          return sizes.some((size) => size === batch.length);
-        },
+        when: (argv) => publishes(argv, seeded ? "merge" : "empty"),
       });
       const outcome = await settle(upsert(store, site, batch, write));
       await dropped;
@@ -189,9 +189,9 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     await upsert(direct, site, [product("seed", "seed-sku"), ...batchOf(20)], write);
     const before = await storedProducts(admin, keys);
     await reconnected(store);
-    // 20 unchanged (copied into the staging), 20 new, and one taking the sku of seed, which goes.
+    // 20 unchanged, 20 new, and one taking the sku of seed, which goes.
     const batch = [...batchOf(40), product("taker", "seed-sku")];
-    const dropped = proxy.dropReplyAfter(scriptOf(site), { when: (argv) => argv[1]?.toString() === COMMIT.sha });
+    const dropped = proxy.dropReplyAfter(scriptOf(site), { when: (argv) => publishes(argv, "replace") });
     const outcome = await settle(upsert(store, site, batch, { dryRun: false, replace: true }));
     await dropped;
     expectOutcomeUnknown(outcome);

@@ -72,7 +72,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     const seed = batchOf(20, 0).map((p) => ({ ...p, title: "seed" }));
     await upsert(store, site, seed, write);
     const batch = batchOf(20_000, 10);
-    const outcome = await crashDuring(site, batch, async () => (await watcher.keys(`${PREFIX}:*stage:*`)).length > 0);
+    const outcome = await crashDuring(site, batch, async () => (await watcher.keys(`${PREFIX}:*:in:*`)).length > 0);
     expect(outcome).toMatchObject({ error: { code: "STORAGE_UNAVAILABLE" } });
 
     for (const p of seed) expect(await store.find(site, p.id)).toEqual(p);
@@ -92,7 +92,7 @@ describeWithRedis("Redis store when Redis fails", () => {
     const site = uniqueSite();
     const keys = siteKeys(checkKeyPrefix(PREFIX), site);
     const batch = batchOf(20_000);
-    const outcome = await crashDuring(site, batch, async () => (await watcher.keys(`${PREFIX}:*stage:*`)).length > 0);
+    const outcome = await crashDuring(site, batch, async () => (await watcher.keys(`${PREFIX}:*:in:*`)).length > 0);
     expect(outcome).toMatchObject({ error: { code: "STORAGE_UNAVAILABLE" } });
     expect(await productIds(watcher, keys)).toEqual([]);
     expect(await watcher.exists(keys.skus, keys.skuOf)).toBe(0);

@@ -363,10 +363,10 @@ describeWithRedis("beginImport on Redis", () => {
       });
     }
 
-    test("still claimed twice at commit: only those conflicts, with first and last positions, whatever the site holds", async () => {
+    test("still claimed twice at commit: those conflicts with their last positions, and those with the site", async () => {
       const store = open();
       const site = uniqueSite();
-      // The site's holder of sku-id-3 would be a conflict too, but the import's own come alone.
+      // The site's holder of sku-id-3 stays: a conflict answered with the import's own.
       await upsert(store, site, [product("h", "sku-id-3")], write);
       const staged = await store.beginImport(site, write);
       await addAll(staged, [
@@ -376,7 +376,10 @@ describeWithRedis("beginImport on Redis", () => {
       ]);
       expect(await staged.commit()).toEqual({
         applied: false,
-        conflicts: [{ sku: "sku-id-7", id: "twin", heldBy: "id-7", position: 503 }],
+        conflicts: [
+          { sku: "sku-id-3", id: "id-3", heldBy: "h", position: 4 },
+          { sku: "sku-id-7", id: "twin", heldBy: "id-7", position: 503 },
+        ],
       });
       expect(await productIds(admin, keysOf(site))).toEqual(["h"]);
       expect(await stagingOf(site)).toEqual([]);
@@ -576,10 +579,11 @@ describeWithRedis("beginImport on Redis", () => {
       const staged = await store.beginImport(site, write);
       await addAll(staged, [range("id", 0, 100)]);
       const dropped = proxy.dropReplyAfter(scriptCall(site, ADD.sha));
+      // Past one call's size: the products held so far go to Redis with these.
       const outcome = await settle(
         staged.add(
-          range("id", 100, 100),
-          range("id", 100, 100).map((_, i) => 101 + i),
+          range("id", 100, 300),
+          range("id", 100, 300).map((_, i) => 101 + i),
         ),
       );
       await dropped;

@@ -1,7 +1,7 @@
 // CSV decoding of an import: the bytes cut into pieces of whole records while they arrive, each
 // piece read by csv.ts, rows counted across pieces.
 import { CsvReader } from "./csv.ts";
-import type { Problems, RecordPart } from "./parse.ts";
+import type { Problems, Reading, RecordPart } from "./parse.ts";
 
 /** Longest record accepted: far above the largest valid product. */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
@@ -38,8 +38,12 @@ function countLf(bytes: Buffer): number {
  * whole records, each read as it comes, rows counted across pieces. Yields the records of each
  * piece, with their rows as positions; problems go to `structure`.
  */
-export async function* decodeCsvStream(source: AsyncIterable<Buffer>, structure: Problems): AsyncGenerator<RecordPart> {
-  const reader = new CsvReader(structure);
+export async function* decodeCsvStream(
+  source: AsyncIterable<Buffer>,
+  structure: Problems,
+  reading?: Reading,
+): AsyncGenerator<RecordPart> {
+  const reader = new CsvReader(structure, reading);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let quoted = false;

@@ -5,7 +5,7 @@ import { isUtf8 } from "node:buffer";
 import { CsvError, parse } from "csv-parse/sync";
 import { type CsvTable, isBlank, scanCsv } from "./csv-scanner.ts";
 import { isCatalogError } from "./errors.ts";
-import { Problems, type RecordPart } from "./parse.ts";
+import { Problems, type Reading, type RecordPart } from "./parse.ts";
 import { PRODUCT_FIELDS, REQUIRED_FIELDS } from "./product.ts";
 import { decodeText } from "./text.ts";
 
@@ -155,20 +155,23 @@ function firstBadLine(piece: Buffer, first: number): number {
 export class CsvReader {
   private columns: Field[] | undefined;
   private readonly structure: Problems;
+  private readonly reading: Reading;
 
-  constructor(structure: Problems) {
+  constructor(structure: Problems, reading: Reading = { counting: false }) {
     this.structure = structure;
+    this.reading = reading;
   }
 
   /** The records of a piece of whole records starting on line `first`; false when reading must end. */
   read(piece: Buffer, first: number): (RecordPart & { count: number }) | false {
     const { structure } = this;
+    // Past the header, records are only counted once the import is known to be refused.
+    const keep = this.reading.counting && this.columns !== undefined ? 0 : Number.POSITIVE_INFINITY;
     let table: CsvTable;
     let restore: ((cell: string) => string) | undefined;
     try {
       if (isUtf8(piece)) {
-        table =
-          scanCsv(piece, Number.POSITIVE_INFINITY, first) ?? parseRecords(piece.toString("utf8"), undefined, first);
+        table = scanCsv(piece, keep, first) ?? parseRecords(piece.toString("utf8"), keep, first);
       } else {
         const text = decodeText(piece);
         const marker = text === undefined ? undefined : unusedCharacter(text);
@@ -178,7 +181,7 @@ export class CsvReader {
         }
         const marked = text.replace(LONE_SURROGATE, marker);
         restore = (cell) => (cell.includes(marker) ? cell.replaceAll(marker, LONE) : cell);
-        table = scanCsv(marked, Number.POSITIVE_INFINITY, first) ?? parseRecords(marked, undefined, first);
+        table = scanCsv(marked, keep, first) ?? parseRecords(marked, keep, first);
       }
     } catch (error) {
       if (!isCatalogError(error, "INVALID_CSV")) throw error;
@@ -191,10 +194,9 @@ export class CsvReader {
     if (this.columns === undefined) {
       const header = table.records[0];
       if (header === undefined) return { records, positions, count: 0 };
-      const problems = new Problems();
-      this.columns = readHeader(restore ? header.map(restore) : header, table.rows[0] as number, problems);
-      for (const problem of problems.list) structure.add(problem);
-      if (problems.count > 0) return false;
+      const before = structure.count;
+      this.columns = readHeader(restore ? header.map(restore) : header, table.rows[0] as number, structure);
+      if (structure.count > before) return false;
       r = 1;
     }
     const { columns } = this;
@@ -209,7 +211,7 @@ export class CsvReader {
       records.push(toRecord(columns, cells, restore));
       positions.push(row);
     }
-    return { records, positions, count: table.records.length - start };
+    return { records, positions, count: table.count - start };
   }
 
   /** Ends the document: one without a header is a problem. */

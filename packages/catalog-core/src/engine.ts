@@ -116,6 +116,7 @@ export async function runImport(
       count += part.count ?? part.records.length;
       if (count > limit) {
         if (!source.buffered) throw tooMany(limit, count, false);
+        if (source.reading) source.reading.counting = true;
         await drop();
         continue;
       }

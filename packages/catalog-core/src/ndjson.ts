@@ -1,7 +1,7 @@
 // NDJSON decoding of an import: bytes to one record per line, while they arrive, every problem
 // located at its line.
 import { isUtf8 } from "node:buffer";
-import type { Problems, RecordPart } from "./parse.ts";
+import type { Problems, Reading, RecordPart } from "./parse.ts";
 import { decodeText } from "./text.ts";
 
 /** Longest line accepted: far above the largest valid product (about 2 MB of escaped JSON). */
@@ -15,7 +15,11 @@ const LF = 10;
  * their 1-based line numbers as positions; a line that is not UTF-8 or not JSON, or longer than
  * `MAX_LINE_BYTES`, is a problem at its line (and never held whole), and decoding goes on.
  */
-export async function* decodeNdjson(source: AsyncIterable<Buffer>, problems: Problems): AsyncGenerator<RecordPart> {
+export async function* decodeNdjson(
+  source: AsyncIterable<Buffer>,
+  problems: Problems,
+  reading: Reading = { counting: false },
+): AsyncGenerator<RecordPart> {
   let carry: Buffer | undefined;
   let line = 1;
   // Inside a line found too long: its bytes are dropped up to its end.
@@ -39,18 +43,23 @@ export async function* decodeNdjson(source: AsyncIterable<Buffer>, problems: Pro
       continue;
     }
     if (end + 1 < bytes.length) carry = Buffer.from(bytes.subarray(end + 1));
-    const out = decodeLines(bytes.subarray(0, end), line, problems);
+    const out = decodeLines(bytes.subarray(0, end), line, problems, reading.counting);
     line += out.lines;
     if (out.count > 0) yield out;
   }
   if (carry !== undefined) {
-    const out = decodeLines(carry, line, problems);
+    const out = decodeLines(carry, line, problems, reading.counting);
     if (out.count > 0) yield out;
   }
 }
 
 // The lines of `bytes` (LF-separated, the last one without its LF), starting at line `first`.
-function decodeLines(bytes: Buffer, first: number, problems: Problems): RecordPart & { lines: number; count: number } {
+function decodeLines(
+  bytes: Buffer,
+  first: number,
+  problems: Problems,
+  counting: boolean,
+): RecordPart & { lines: number; count: number } {
   const records: unknown[] = [];
   const positions: number[] = [];
   // Lines that hold a record, readable or not.
@@ -79,6 +88,7 @@ function decodeLines(bytes: Buffer, first: number, problems: Problems): RecordPa
     const c = text.charCodeAt(0);
     if (text.length === 0 || (c <= 32 && text.trim() === "")) continue;
     count++;
+    if (counting) continue;
     try {
       records.push(JSON.parse(text));
       positions.push(first + i);

@@ -18,6 +18,11 @@ export interface RecordPart {
   readonly count?: number;
 }
 
+/** How a document is read: once `counting`, its records are only counted, not decoded (an import past its limit). */
+export interface Reading {
+  counting: boolean;
+}
+
 /** The codes of errors that list located problems. */
 export type ProblemCode = "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_CSV" | "SKU_CONFLICT";
 

@@ -2,7 +2,7 @@
 // NDJSON document (in memory or streamed). The engine (engine.ts) takes any of them alike.
 import { decodeCsvStream } from "./csv-stream.ts";
 import { decodeNdjson } from "./ndjson.ts";
-import { type Place, type ProblemCode, Problems, type RecordPart, toPointer } from "./parse.ts";
+import { type Place, type ProblemCode, Problems, type Reading, type RecordPart, toPointer } from "./parse.ts";
 import { type ByteSource, toBuffers } from "./text.ts";
 
 /** The formats of a document import: CSV as `importCsv` reads it, or NDJSON (one Product Object a line). */
@@ -17,6 +17,8 @@ export interface RecordSource {
   readonly structure?: { readonly problems: Problems; readonly code: ProblemCode; readonly what: string };
   /** Whether the whole import is already in memory: past the limit, its records are still counted. */
   readonly buffered: boolean;
+  /** How the document is read: the engine sets `counting` once the import is past its limit. */
+  readonly reading?: Reading;
 }
 
 /** The records of `{ products: [...] }`, positions their indexes. */
@@ -41,16 +43,19 @@ export function productSource(product: unknown): RecordSource {
 export function documentSource(format: StreamFormat, body: ByteSource, buffered: boolean): RecordSource {
   const problems = new Problems();
   const bytes = toBuffers(body);
+  const reading = { counting: false };
   if (format === "csv") {
     return {
-      parts: decodeCsvStream(bytes, problems),
+      parts: decodeCsvStream(bytes, problems, reading),
+      reading,
       locate: (row, path) => ({ row, column: String(path[0] ?? "") }),
       structure: { problems, code: "INVALID_CSV", what: "Malformed CSV" },
       buffered,
     };
   }
   return {
-    parts: decodeNdjson(bytes, problems),
+    parts: decodeNdjson(bytes, problems, reading),
+    reading,
     locate: (line, path) => ({ line, pointer: toPointer(path) }),
     structure: { problems, code: "INVALID_JSON", what: "Malformed NDJSON" },
     buffered,

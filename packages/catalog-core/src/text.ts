@@ -23,10 +23,22 @@ function encode(text: string): Buffer {
   return Buffer.concat(parts);
 }
 
+// Chunks are read this much at a time, so that a document held whole (a csvContent) is decoded
+// piece by piece like a streamed one, in memory that does not grow with it.
+const PIECE = 1 << 18;
+
+// A source's chunks, none longer than PIECE.
+async function* pieces(source: ByteSource): AsyncGenerator<Uint8Array | string> {
+  for await (const chunk of source) {
+    if (chunk.length <= PIECE) yield chunk;
+    else for (let at = 0; at < chunk.length; at += PIECE) yield chunk.slice(at, at + PIECE);
+  }
+}
+
 /** Bytes of a source of bytes or text; a surrogate pair split between text chunks is kept whole. */
 export async function* toBuffers(source: ByteSource): AsyncGenerator<Buffer> {
   let high = "";
-  for await (const chunk of source) {
+  for await (const chunk of pieces(source)) {
     if (typeof chunk !== "string") {
       yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       continue;
