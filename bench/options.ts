@@ -1,4 +1,4 @@
-// The command-line options every bench script understands (--quick, --size, --only).
+// The command-line options every bench script understands (--quick, --size, --only, --cpu-rows).
 import { parseArgs } from "node:util";
 
 /** Command-line options every bench script understands. */
@@ -9,6 +9,11 @@ export interface BenchOptions {
   readonly sizes: readonly number[] | undefined;
   /** `--only NAME` (repeatable): run only the parts of a scenario with these names. */
   readonly only: readonly string[] | undefined;
+  /**
+   * `--cpu-rows`: CPU per product as rows of their own, not only in notes, so that the A/B runner
+   * (ab.ts) can compare them; off by default, which keeps the full run's table as it was.
+   */
+  readonly cpuRows: boolean;
 }
 
 /** Reads the options from `process.argv`, ignoring what a script does not know. */
@@ -18,11 +23,17 @@ export function benchOptions(): BenchOptions {
       quick: { type: "boolean", default: false },
       size: { type: "string", multiple: true },
       only: { type: "string", multiple: true },
+      "cpu-rows": { type: "boolean", default: false },
     },
     strict: false,
   });
   const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : undefined);
-  return { quick: values.quick === true, sizes: list(values.size)?.map(Number), only: list(values.only) };
+  return {
+    quick: values.quick === true,
+    sizes: list(values.size)?.map(Number),
+    only: list(values.only),
+    cpuRows: values["cpu-rows"] === true,
+  };
 }
 
 /** Warm-up and timed rounds for a workload of `size` items: fewer rounds for bigger work. */

@@ -84,8 +84,18 @@ export function toMarkdownTable(rows: readonly JudgedRow[]): string {
     const ratio = row.ratio === null ? "—" : `${row.ratio.toFixed(2)}x`;
     const met = row.met === null ? (row.target ? "n/a" : "—") : row.met ? "yes" : "**no**";
     const scenario = row.note ? `${row.scenario} (${row.note})` : row.scenario;
-    return [scenario, figure, baseline, ratio, row.target?.label ?? "—", met].map(cellOf);
+    return [scenario, figure, baseline, ratio, row.target?.label ?? "—", met];
   });
+  return markdownTable(header, right, body);
+}
+
+/** A markdown table of `rows` under `header`, the columns flagged in `right` aligned right. */
+export function markdownTable(
+  header: readonly string[],
+  right: readonly boolean[],
+  rows: readonly (readonly string[])[],
+): string {
+  const body = rows.map((row) => row.map(cellOf));
   const widths = header.map((title, c) =>
     Math.max(3, title.length, ...body.map((cells) => (cells[c] as string).length)),
   );

@@ -22,6 +22,12 @@ import { KEY_PREFIX, SITE, TOKEN } from "../servers/shared.ts";
 import { haveWrk, runWrk, writeGetScript } from "../wrk.ts";
 
 const { quick, only } = benchOptions();
+/** `--only memory|redis` and `--only get|bulk|csv` (repeatable) narrow the run; a kind not named is not narrowed. */
+const wanted = (name: string, kind: readonly string[]) => {
+  const named = only?.filter((o) => kind.includes(o)) ?? [];
+  return named.length === 0 || named.includes(name);
+};
+const PARTS = ["get", "bulk", "csv"];
 const stored = quick ? 1_000 : 10_000;
 const getSeconds = quick ? 1 : 10;
 const postSeconds = quick ? 1 : 5;
@@ -309,7 +315,7 @@ try {
   }
 
   for (const storage of ["memory", "redis"] as const) {
-    if (only !== undefined && !only.includes(storage)) continue;
+    if (!wanted(storage, ["memory", "redis"])) continue;
     if (storage === "redis" && redis === undefined) continue;
     const args = ["--storage", storage, "--redis-url", redis?.url ?? "", "--preload", String(stored)];
     const catalog = await startServer("servers/catalog.ts", args);
@@ -323,98 +329,106 @@ try {
     const judged = !quick && storage === "memory";
     const n = stored.toLocaleString("en-US");
 
-    const get = await alternate(`GET by id, ${storage}`, {
-      catalog: [catalog, GET],
-      ...withNpmStart<[Running, Load]>([npmStart as Running, GET]),
-      fastify: [fastify, GET],
-      bare: [bareFixed, GET],
-    });
-    const getScenario = (subject: string) =>
-      `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`;
-    if (npmStart !== undefined) {
-      const started = compare(get, "npmStart", "fastify");
-      const scenario = getScenario("standalone server as `npm start` runs it (access log on)");
+    if (wanted("get", PARTS)) {
+      const get = await alternate(`GET by id, ${storage}`, {
+        catalog: [catalog, GET],
+        ...withNpmStart<[Running, Load]>([npmStart as Running, GET]),
+        fastify: [fastify, GET],
+        bare: [bareFixed, GET],
+      });
+      const getScenario = (subject: string) =>
+        `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`;
+      if (npmStart !== undefined) {
+        const started = compare(get, "npmStart", "fastify");
+        const scenario = getScenario("standalone server as `npm start` runs it (access log on)");
+        rows.push({
+          scenario,
+          figure: started.figure,
+          unit: "req/s",
+          baseline: { name: "fastify, same catalog", figure: started.baseline, unit: "req/s" },
+          ratio: started.ratio,
+          note: started.note,
+          ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
+        });
+        if (started.cpu !== undefined && started.baselineCpu !== undefined) {
+          rows.push({
+            scenario: `${scenario}: server CPU per request`,
+            figure: started.cpu,
+            unit: "µs/request",
+            baseline: { name: "fastify, same catalog", figure: started.baselineCpu, unit: "µs/request" },
+            ...(started.cpuRatio === undefined ? {} : { ratio: started.cpuRatio }),
+            ...(judged ? { target: { label: "<= 1.0x", maxRatio: 1 } } : {}),
+          });
+        }
+      }
+      const vsFastify = compare(get, "catalog", "fastify");
       rows.push({
-        scenario,
-        figure: started.figure,
+        scenario: getScenario("handler alone (no access log)"),
+        figure: vsFastify.figure,
         unit: "req/s",
-        baseline: { name: "fastify, same catalog", figure: started.baseline, unit: "req/s" },
-        ratio: started.ratio,
-        note: started.note,
+        baseline: { name: "fastify, same catalog", figure: vsFastify.baseline, unit: "req/s" },
+        ratio: vsFastify.ratio,
+        note: vsFastify.note,
         ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
       });
-      if (started.cpu !== undefined && started.baselineCpu !== undefined) {
-        rows.push({
-          scenario: `${scenario}: server CPU per request`,
-          figure: started.cpu,
-          unit: "µs/request",
-          baseline: { name: "fastify, same catalog", figure: started.baselineCpu, unit: "µs/request" },
-          ...(started.cpuRatio === undefined ? {} : { ratio: started.cpuRatio }),
-          ...(judged ? { target: { label: "<= 1.0x", maxRatio: 1 } } : {}),
-        });
-      }
+      const vsBare = compare(get, "catalog", "bare");
+      rows.push({
+        scenario: getScenario("handler alone (no access log)"),
+        figure: vsBare.figure,
+        unit: "req/s",
+        baseline: { name: "bare node:http, fixed JSON", figure: vsBare.baseline, unit: "req/s" },
+        ratio: vsBare.ratio,
+        note: vsBare.note,
+        ...(judged ? { target: { label: ">= 0.85x", minRatio: 0.85 } } : {}),
+      });
     }
-    const vsFastify = compare(get, "catalog", "fastify");
-    rows.push({
-      scenario: getScenario("handler alone (no access log)"),
-      figure: vsFastify.figure,
-      unit: "req/s",
-      baseline: { name: "fastify, same catalog", figure: vsFastify.baseline, unit: "req/s" },
-      ratio: vsFastify.ratio,
-      note: vsFastify.note,
-      ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
-    });
-    const vsBare = compare(get, "catalog", "bare");
-    rows.push({
-      scenario: getScenario("handler alone (no access log)"),
-      figure: vsBare.figure,
-      unit: "req/s",
-      baseline: { name: "bare node:http, fixed JSON", figure: vsBare.baseline, unit: "req/s" },
-      ratio: vsBare.ratio,
-      note: vsBare.note,
-      ...(judged ? { target: { label: ">= 0.85x", minRatio: 0.85 } } : {}),
-    });
 
-    const bulk = await alternate(`POST bulk of 1,000, ${storage}`, {
-      catalog: [catalog, BULK],
-      ...withNpmStart<[Running, Load]>([npmStart as Running, BULK]),
-      fastify: [fastify, BULK],
-      bare: [bareParse, BULK],
-    });
-    const bulkScenario = (subject: string) =>
-      `HTTP POST bulk of 1,000 products, ${storage}, ${subject}, 10 connections, every product updated`;
-    const bulkRow = (subject: string, contender: string, baseline: string, name: string, target?: number): Row => {
-      const figures = compare(bulk, contender, baseline, BATCH);
-      return {
-        scenario: bulkScenario(subject),
-        figure: figures.figure,
-        unit: "products/s",
-        baseline: { name, figure: figures.baseline, unit: "products/s" },
-        ratio: figures.ratio,
-        note: figures.note,
-        ...(judged && target !== undefined ? { target: { label: `>= ${target.toFixed(1)}x`, minRatio: target } } : {}),
+    if (wanted("bulk", PARTS)) {
+      const bulk = await alternate(`POST bulk of 1,000, ${storage}`, {
+        catalog: [catalog, BULK],
+        ...withNpmStart<[Running, Load]>([npmStart as Running, BULK]),
+        fastify: [fastify, BULK],
+        bare: [bareParse, BULK],
+      });
+      const bulkScenario = (subject: string) =>
+        `HTTP POST bulk of 1,000 products, ${storage}, ${subject}, 10 connections, every product updated`;
+      const bulkRow = (subject: string, contender: string, baseline: string, name: string, target?: number): Row => {
+        const figures = compare(bulk, contender, baseline, BATCH);
+        return {
+          scenario: bulkScenario(subject),
+          figure: figures.figure,
+          unit: "products/s",
+          baseline: { name, figure: figures.baseline, unit: "products/s" },
+          ratio: figures.ratio,
+          note: figures.note,
+          ...(judged && target !== undefined
+            ? { target: { label: `>= ${target.toFixed(1)}x`, minRatio: target } }
+            : {}),
+        };
       };
-    };
-    const throughCatalog = "fastify, JSON.parse + importProducts on the same catalog";
-    if (npmStart !== undefined) {
-      rows.push(bulkRow("standalone server as `npm start` runs it", "npmStart", "fastify", throughCatalog, 1));
+      const throughCatalog = "fastify, JSON.parse + importProducts on the same catalog";
+      if (npmStart !== undefined) {
+        rows.push(bulkRow("standalone server as `npm start` runs it", "npmStart", "fastify", throughCatalog, 1));
+      }
+      rows.push(bulkRow("handler alone", "catalog", "fastify", throughCatalog, 1));
+      rows.push(bulkRow("handler alone", "catalog", "bare", "bare node:http, read + JSON.parse only", 0.8));
     }
-    rows.push(bulkRow("handler alone", "catalog", "fastify", throughCatalog, 1));
-    rows.push(bulkRow("handler alone", "catalog", "bare", "bare node:http, read + JSON.parse only", 0.8));
 
-    const csv = await alternate(`POST CSV of 1,000 rows, ${storage}`, {
-      catalog: [catalog, CSV],
-      bare: [bareParse, CSV],
-    });
-    const csvFigures = compare(csv, "catalog", "bare", BATCH);
-    rows.push({
-      scenario: `HTTP POST CSV of 1,000 rows, ${storage}, handler alone, 10 connections, every product updated`,
-      figure: csvFigures.figure,
-      unit: "rows/s",
-      baseline: { name: "bare node:http, read + JSON.parse only", figure: csvFigures.baseline, unit: "rows/s" },
-      ratio: csvFigures.ratio,
-      note: csvFigures.note,
-    });
+    if (wanted("csv", PARTS)) {
+      const csv = await alternate(`POST CSV of 1,000 rows, ${storage}`, {
+        catalog: [catalog, CSV],
+        bare: [bareParse, CSV],
+      });
+      const csvFigures = compare(csv, "catalog", "bare", BATCH);
+      rows.push({
+        scenario: `HTTP POST CSV of 1,000 rows, ${storage}, handler alone, 10 connections, every product updated`,
+        figure: csvFigures.figure,
+        unit: "rows/s",
+        baseline: { name: "bare node:http, read + JSON.parse only", figure: csvFigures.baseline, unit: "rows/s" },
+        ratio: csvFigures.ratio,
+        note: csvFigures.note,
+      });
+    }
     await catalog.stop();
     await fastify.stop();
     await npmStart?.stop();

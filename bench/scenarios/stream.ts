@@ -23,7 +23,7 @@ import { emit, guarded, progress, type Row } from "../report.ts";
 import { available, measureOn, type Rig, SERVER, STORAGES, type Storage, startRig, type Taken } from "../rig.ts";
 import { rssOf, type Standalone, tempDir } from "../standalone.ts";
 
-const { quick, only, sizes } = benchOptions();
+const { quick, only, sizes, cpuRows } = benchOptions();
 const MB = 1_048_576;
 /** The server's default `limits.maxStreamBytes` (1 GiB): a full-size body comes as close as a line allows. */
 const MAX_STREAM_BYTES = 1_073_741_824;
@@ -285,6 +285,7 @@ function streamRows(storage: Storage, name: CaseName, m: Measured, baseline: Mea
       note: `fresh server for each; idle ${fixed(megabytes(m.idleRss), 0)} MB`,
     });
   }
+  if (cpuRows) rows.push(...cpuPerProductRows(subject, m, baseline, baselineName));
   if (m.peakRss !== undefined && m.heapAfter !== undefined) {
     // Into memory the server keeps the products: what it may take beyond them is 300 MB.
     rows.push({
@@ -303,6 +304,22 @@ function streamRows(storage: Storage, name: CaseName, m: Measured, baseline: Mea
       baseline: { name: baselineName, figure: baseline.redis.script, unit: "ms" },
       note: `${m.redis.scriptCall}; ${m.redis.over10} script calls of 10 ms or more; longest command of any kind: ${fixed(m.redis.any, 2)} ms (${m.redis.anyCall})`,
     });
+  }
+  return rows;
+}
+
+/** The server's and redis-server's CPU per product, which the notes also give, as rows an A/B can compare. */
+function cpuPerProductRows(subject: string, m: Measured, baseline: Measured, baselineName: string): Row[] {
+  const micros = (seconds: number, of: Measured) => (seconds * 1e6) / of.products;
+  const row = (who: string, figure: number, base: number): Row => ({
+    scenario: `${who} CPU per product, ${subject}`,
+    figure,
+    unit: "µs/product",
+    baseline: { name: baselineName, figure: base, unit: "µs/product" },
+  });
+  const rows = [row("server", micros(m.serverCpu, m), micros(baseline.serverCpu, baseline))];
+  if (m.redis !== undefined && baseline.redis !== undefined) {
+    rows.push(row("redis-server", micros(m.redis.cpuSeconds, m), micros(baseline.redis.cpuSeconds, baseline)));
   }
   return rows;
 }

@@ -1,14 +1,15 @@
-import { compareIds, encodeProduct, type Product, type Site } from "@catalog-kit/catalog-core";
+import { compareIds, type Product, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
-import { checkKeyPrefix, MERGING_FIELD, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { runScript } from "../src/lua.ts";
 import { ACQUIRE, COMMIT, MERGE, PUBLISH } from "../src/scripts.ts";
 import { checkIndex } from "../src/testing/index.ts";
+import { leaveMerging } from "./support/merging.ts";
 import { product } from "./support/products.ts";
 
 // list and replace on Redis: what the conformance clauses cannot see from outside the store. The
@@ -80,14 +81,7 @@ describeWithRedis("list and replace on Redis", () => {
     const token = "committed000000000000000";
     const batch = [product("B", "s5"), product("c", "s6"), product("d", "s7"), product("\uffff", "s8")];
     await runScript(admin, ACQUIRE, keys, [token, 300]);
-    // What a commit publishes as the merging keys, and the site's mark of a merge unfinished.
-    for (const p of batch) {
-      await admin.hset(keys.mergingProducts, p.id, encodeProduct(p));
-      await admin.hset(keys.mergingSkus, p.sku, p.id);
-      await admin.hset(keys.mergingSkuOf, p.id, p.sku);
-      await admin.zadd(keys.mergingIds, 0, p.id);
-    }
-    await admin.hset(keys.products, MERGING_FIELD, "1");
+    await leaveMerging(admin, keys, batch);
 
     const expected = [...before.filter((p) => p.id !== "c"), ...batch].sort((x, y) => compareIds(x.id, y.id));
     expect(expected.map((p) => p.id)).toEqual(["B", "a", "c", "d", "é", "\uffff", "😀"]);

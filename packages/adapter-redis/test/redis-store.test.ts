@@ -11,6 +11,7 @@ import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys
 import { runScript } from "../src/lua.ts";
 import { ACQUIRE, RELEASE } from "../src/scripts.ts";
 import { checkIndex } from "../src/testing/index.ts";
+import { leaveMerging } from "./support/merging.ts";
 import { product } from "./support/products.ts";
 
 const write = { dryRun: false } as const;
@@ -194,14 +195,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       // a and b swap skus, c takes a new one, d is new: committed, never merged, lock left to expire.
       const batch = [product("a", "s2"), product("b", "s1"), product("c", "s4"), product("d", "s3")];
       await runScript(admin, ACQUIRE, keys, [token, 300]);
-      // What a commit publishes as the merging keys, and the site's mark of a merge unfinished.
-      for (const p of batch) {
-        await admin.hset(keys.mergingProducts, p.id, encodeProduct(p));
-        await admin.hset(keys.mergingSkus, p.sku, p.id);
-        await admin.hset(keys.mergingSkuOf, p.id, p.sku);
-        await admin.zadd(keys.mergingIds, 0, p.id);
-      }
-      await admin.hset(keys.products, MERGING_FIELD, "1");
+      await leaveMerging(admin, keys, batch);
       const expectAll = async () => {
         for (const p of batch) {
           expect(await store.find(site, p.id, "id")).toEqual(p);

@@ -14,7 +14,7 @@ export {
   type ProductPage,
   type StreamImportOptions,
 } from "./catalog.ts";
-export { type EngineOptions, type ImportSummary, runImport } from "./engine.ts";
+export type { ImportSummary } from "./engine.ts";
 export {
   CatalogError,
   type CatalogErrorDetails,
@@ -42,7 +42,7 @@ export {
   toProductView,
 } from "./product.ts";
 export { type Site, SiteSchema, siteKey } from "./site.ts";
-export { documentSource, listSource, productSource, type RecordSource, type StreamFormat } from "./sources.ts";
+export { documentSource, type RecordSource, type StreamFormat } from "./sources.ts";
 export { type Applicable, combineConflicts, ImportStaging, type SiteView } from "./staging.ts";
 export type {
   CatalogStore,

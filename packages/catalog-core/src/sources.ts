@@ -39,7 +39,11 @@ export function productSource(product: unknown): RecordSource {
   };
 }
 
-/** The records of a CSV or NDJSON document: rows and columns, or lines and pointers. */
+/**
+ * The records of a CSV or NDJSON document as every import reads them, with their rows or lines
+ * (`buffered` when the whole document is in memory); a tool may read a file with it before
+ * sending it.
+ */
 export function documentSource(format: StreamFormat, body: ByteSource, buffered: boolean): RecordSource {
   const problems = new Problems();
   const bytes = toBuffers(body);
