@@ -115,8 +115,8 @@ export interface Catalog {
 
 /** Default of `CatalogLimits.maxProductsPerRequest`. */
 export const DEFAULT_MAX_PRODUCTS = 100_000;
-const DEFAULT_PAGE = 100;
-const MAX_PAGE = 1_000;
+/** Products a page of `listProducts` holds: `limit` is 1 to `max`, `default` when absent. */
+export const LIST_LIMIT = { default: 100, max: 1_000 } as const;
 // Products an export reads at once: large enough to amortize a round trip, a megabyte or so.
 const EXPORT_PAGE = 1_000;
 
@@ -204,10 +204,10 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return run(site, documentSource(options.format, body, false), bulkOptions(options, maxStreamProducts));
     },
 
-    async listProducts(site, { limit = DEFAULT_PAGE, cursor } = {}) {
+    async listProducts(site, { limit = LIST_LIMIT.default, cursor } = {}) {
       requireSite(site);
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-        throw invalidOption("limit", `Must be an integer from 1 to ${MAX_PAGE}`);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > LIST_LIMIT.max) {
+        throw invalidOption("limit", `Must be an integer from 1 to ${LIST_LIMIT.max}`);
       }
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       const products = await store.list(site, after, limit);

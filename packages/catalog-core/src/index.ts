@@ -9,6 +9,7 @@ export {
   DEFAULT_MAX_STREAM_PRODUCTS,
   type ImportMode,
   type ImportOptions,
+  LIST_LIMIT,
   type ListOptions,
   type LookupOptions,
   type ProductPage,

@@ -2,7 +2,7 @@
 // an import file (CSV or NDJSON), chosen by the Accept header.
 import type { ServerResponse } from "node:http";
 import { setImmediate } from "node:timers/promises";
-import { type Catalog, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
+import { type Catalog, LIST_LIMIT, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
 import { invalidQuery } from "./routes.ts";
 import { sendJson } from "./success.ts";
 
@@ -34,10 +34,12 @@ export function listFormat(accept: string | undefined): ListFormat {
   return "json";
 }
 
-/** Reads the `limit` query parameter: absent, or an integer the catalog then checks (1 to 1,000). */
+/** Reads the `limit` query parameter: absent, or an integer the catalog then checks (`LIST_LIMIT`). */
 export function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,7}$/.test(value)) throw invalidQuery("limit", "Query parameter limit must be an integer from 1 to 1000");
+  if (!/^\d{1,7}$/.test(value)) {
+    throw invalidQuery("limit", `Query parameter limit must be an integer from 1 to ${LIST_LIMIT.max}`);
+  }
   return Number(value);
 }
 

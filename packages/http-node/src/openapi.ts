@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document served at /openapi.json: its paths and operations. The components
 // they refer to are in openapi-components.ts, the examples in openapi-examples.ts; a test lints
 // the whole with Redocly's recommended rules.
-import { DEFAULT_MAX_STREAM_PRODUCTS, PRODUCT_LIMITS } from "@catalog-kit/catalog-core";
+import { DEFAULT_MAX_STREAM_PRODUCTS, LIST_LIMIT, PRODUCT_LIMITS } from "@catalog-kit/catalog-core";
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { json, KEY_RULES, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
@@ -216,7 +216,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
               name: "limit",
               in: "query",
               required: false,
-              schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+              schema: { type: "integer", minimum: 1, maximum: LIST_LIMIT.max, default: LIST_LIMIT.default },
               description: "Products per page",
             },
             {
