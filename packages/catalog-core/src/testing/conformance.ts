@@ -1,16 +1,15 @@
 // The storage contract as a vitest suite: adapters opt in with one call, `testCatalogStore(factory)`,
 // and get one test per clause of `CatalogStore`, a model-based property and a race property. The
-// clauses stay in one file, past the usual length, so that an adapter's author reads them in the
-// order of the contract; the model and its commands are in model.ts.
+// clauses are registered in the order of the contract (and of ADAPTERS.md); the model and its
+// commands are in model.ts, the two properties in properties.ts.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createCatalog } from "../catalog.ts";
 import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitraries.ts";
 import { testList } from "./list.ts";
-import { CatalogModel, commandArbs } from "./model.ts";
+import { testModel } from "./properties.ts";
 import { testReplace } from "./replace.ts";
 import { testStagedImport } from "./staged.ts";
 import { upsert as write } from "./write.ts";
@@ -268,50 +267,6 @@ export function testCatalogStore(
     testList(() => store);
     testReplace(() => store, largeBatch);
 
-    test("model: random imports, deletes and lookups in two sites agree with the reference model", async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.commands(commandArbs(), { maxCommands: 25 }), async (commands) => {
-          const siteId = `model-${crypto.randomUUID()}`;
-          const sites = [
-            { siteType: "A", siteId },
-            { siteType: "B", siteId },
-          ];
-          const catalog = createCatalog({ store, sites });
-          await fc.asyncModelRun(() => ({ model: new CatalogModel(2), real: { catalog, store, sites } }), commands);
-        }),
-        { numRuns },
-      );
-    }, 300_000);
-
-    test("race: concurrent imports claiming one sku, exactly one wins and the sku index stays consistent", async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 2, max: 6 }), fc.boolean(), async (contenders, preheld) => {
-          const site = uniqueSite();
-          if (preheld) await upsert(site, [sampleProduct("holder", "old")]);
-          const attempts = Array.from({ length: contenders }, (_, i) =>
-            upsert(site, [sampleProduct(`c${i}`, "contested"), sampleProduct(`c${i}-other`, `other-${i}`)]),
-          );
-          if (preheld) attempts.push(upsert(site, [sampleProduct("holder", "contested")]));
-          const results = await Promise.all(attempts);
-          const winners = results.flatMap((r, i) => (r.applied ? [i] : []));
-          expect(winners).toHaveLength(1);
-          const winner = winners[0] as number;
-          const winnerId = winner === contenders ? "holder" : `c${winner}`;
-          expect((await store.find(site, "contested", "sku"))?.id).toBe(winnerId);
-          for (let i = 0; i < contenders; i++) {
-            const present = i === winner;
-            expect(await store.find(site, `c${i}`, "id")).toEqual(
-              present ? sampleProduct(`c${i}`, "contested") : undefined,
-            );
-            expect((await store.find(site, `other-${i}`, "sku"))?.id).toBe(present ? `c${i}-other` : undefined);
-          }
-          if (preheld) {
-            const expectedSku = winnerId === "holder" ? "contested" : "old";
-            expect((await store.find(site, "holder", "id"))?.sku).toBe(expectedSku);
-          }
-        }),
-        { numRuns: Math.max(10, Math.floor(numRuns / 4)) },
-      );
-    }, 120_000);
+    testModel(() => store, numRuns);
   });
 }
