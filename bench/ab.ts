@@ -7,12 +7,12 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Collected, compare, type Side, toAbTable, WORSE_BELOW } from "./ab/compare.ts";
 import { type AbOptions, abOptions, type Pick } from "./ab/options.ts";
 import { addWorktree, copyBench, existsAt, git, resolveRef, runCommand, type Worktree } from "./ab/worktree.ts";
 import { describeMachine } from "./machine.ts";
-import { judge, type Row } from "./report.ts";
+import { formatNumber, judge, type Row } from "./report.ts";
 import { missingFor, scenarioArgs, startScenario } from "./scenario-list.ts";
 
 const afterBench = new URL(".", import.meta.url);
@@ -39,7 +39,8 @@ function planOf({ picks, rounds }: AbOptions): Step[] {
 }
 
 const extraOf = (pick: Pick, quick: boolean) => [...(quick ? ["--quick"] : []), ...pick.args, "--cpu-rows"];
-const describePick = (pick: Pick) => (pick.filter === undefined ? pick.scenario.name : `${pick.scenario.name}:${pick.filter}`);
+const describePick = (pick: Pick) =>
+  pick.filter === undefined ? pick.scenario.name : `${pick.scenario.name}:${pick.filter}`;
 
 /** Files the scenario needs that the before side lacks: its bench is this one, its packages are REF's. */
 function missingBefore(pick: Pick, commit: string): string[] {
@@ -122,7 +123,7 @@ export async function runAb(): Promise<void> {
     const installed = await runCommand("npm", ["install", "--no-audit", "--no-fund"], worktree.dir, track);
     if (interrupted) return;
     if (installed !== 0) throw new Error(`npm install in the worktree exited with ${installed}`);
-    const benchOf = (side: Side) => (side === "after" ? afterBench : new URL(`file://${beforeBench}/`));
+    const benchOf = (side: Side) => (side === "after" ? afterBench : pathToFileURL(`${beforeBench}/`));
 
     for (const step of steps) {
       const pick = options.picks[step.pick] as Pick;
@@ -140,13 +141,18 @@ export async function runAb(): Promise<void> {
         else {
           rows.push(message.row);
           const { figure, unit } = message.row;
-          console.log(`  [${tag}] ${message.row.scenario}: ${figure === null ? "no figure" : `${figure} ${unit}`}`);
+          console.log(
+            `  [${tag}] ${message.row.scenario}: ${figure === null ? "no figure" : `${formatNumber(figure)} ${unit}`}`,
+          );
         }
       });
       track(running.child);
+      const runStarted = Date.now();
       const code = await running.exit;
       track(undefined);
-      runs.push({ ...step, rows, code });
+      const seconds = Math.round((Date.now() - runStarted) / 1000);
+      console.log(`  [${tag}] ${code === 0 ? "done" : `exit code ${code}`} in ${seconds} s`);
+      runs.push({ ...step, rows, code, seconds });
       if (interrupted) return;
     }
   } catch (error) {
@@ -174,9 +180,10 @@ export async function runAb(): Promise<void> {
 
 A figure is the median of its rounds. **gain** is after/before where a higher figure is better
 (rates) and before/after where a lower one is (MB, ms, µs per item): above 1 the after tree is
-better; the median of the rounds' own gains. Rows under ${WORSE_BELOW}x are flagged **worse**.
-The last column is each row's ratio to the baseline it measured in its own process, which drifts
-with the machine far less than a figure does.
+better. Rows under ${WORSE_BELOW}x are flagged **worse**. The gain per round compares the two runs
+of a round, back to back: where they disagree (one above 1, one below), the difference is within
+the machine's noise. The last column is each row's ratio to the baseline it measured in its own
+process, which drifts with the machine far less than a figure does.
 
 ${table}
 ${failures.length === 0 ? "" : `\nScenario runs that failed or did not run: ${failures.map((run) => `round ${run.round + 1} ${run.side} ${describePick(options.picks[run.pick] as Pick)} (${run.skipped ?? `exit code ${run.code}`})`).join("; ")}\n`}`;
@@ -188,7 +195,9 @@ ${failures.length === 0 ? "" : `\nScenario runs that failed or did not run: ${fa
   writeFileSync(new URL("ab.json", outDir), `${JSON.stringify(json, null, 2)}\n`);
   console.log(`\n${table}\n\nWritten to bench/results/ab.md (and ab.json, with every row's notes)`);
   if (failures.length > 0 || problems.length > 0) {
-    console.error(`${failures.length} scenario run(s) failed, ${problems.length} row(s) missing on a side or without a figure`);
+    console.error(
+      `${failures.length} scenario run(s) failed, ${problems.length} row(s) missing on a side or without a figure`,
+    );
     process.exitCode = 1;
   }
 }

@@ -46,7 +46,12 @@ async function runAll(): Promise<void> {
     const code = await runScenario(scenario, rows);
     if (code !== 0) {
       failed.push(scenario.name);
-      rows.push({ scenario: `${scenario.name} scenario`, figure: null, unit: "", note: `failed with exit code ${code}` });
+      rows.push({
+        scenario: `${scenario.name} scenario`,
+        figure: null,
+        unit: "",
+        note: `failed with exit code ${code}`,
+      });
     }
   }
 

@@ -15,6 +15,8 @@ export interface Collected {
   /** Exit code; undefined when it did not run (the reason in `skipped`). */
   readonly code: number | undefined;
   readonly skipped?: string;
+  /** Wall time of the scenario's process. */
+  readonly seconds?: number;
 }
 
 /** A row of the comparison. */
@@ -28,8 +30,10 @@ export interface Compared {
   readonly figure: Readonly<Record<Side, number | undefined>>;
   /** after / before of the medians. */
   readonly change: number | undefined;
-  /** Median over rounds of each round's after/before (before/after where lower is better): > 1 is better. */
+  /** `change`, inverted where lower is better: > 1 is better whatever the unit. */
   readonly gain: number | undefined;
+  /** The same gain within each round (its two runs back to back): how far the rounds agree. */
+  readonly roundGains: readonly (number | undefined)[];
   /** The row's own ratio to the baseline it measured in the same process (median over rounds), per side. */
   readonly inRun: Readonly<Record<Side, number | undefined>>;
   readonly flags: readonly string[];
@@ -74,12 +78,11 @@ export function compare(runs: readonly Collected[], rounds: number): Compared[] 
     const figures = (side: Side) => of[side].map((r) => (r === undefined ? undefined : r.figure));
     const byRound = { before: figures("before"), after: figures("after") };
     const figure = { before: middle(byRound.before), after: middle(byRound.after) };
-    const gains = byRound.after.map((after, round) => {
-      const before = byRound.before[round];
+    const gainOf = (before: number | null | undefined, after: number | null | undefined) => {
       if (typeof after !== "number" || typeof before !== "number" || before === 0 || after === 0) return undefined;
       return better ? after / before : before / after;
-    });
-    const gain = middle(gains);
+    };
+    const gain = gainOf(figure.before, figure.after);
     const inRun = (side: Side) => middle(of[side].map((r) => (r === undefined ? undefined : judge(r).ratio)));
     const flags: string[] = [];
     for (const side of ["before", "after"] as const) {
@@ -96,6 +99,7 @@ export function compare(runs: readonly Collected[], rounds: number): Compared[] 
       figure,
       change: figure.before !== undefined && figure.after !== undefined ? figure.after / figure.before : undefined,
       gain,
+      roundGains: byRound.after.map((after, round) => gainOf(byRound.before[round], after)),
       inRun: { before: inRun("before"), after: inRun("after") },
       flags,
     };
@@ -116,12 +120,13 @@ export function toAbTable(rows: readonly Compared[]): string {
     "after",
     "after/before",
     "gain (> 1 = after better)",
+    "gain per round",
     "rounds before",
     "rounds after",
     "ratio to in-run baseline, before → after",
     "flag",
   ];
-  const right = [false, false, false, true, true, true, true, false, false, false, false];
+  const right = [false, false, false, true, true, true, true, false, false, false, false, false];
   const body = rows.map((row) => [
     row.label,
     row.unit,
@@ -130,6 +135,7 @@ export function toAbTable(rows: readonly Compared[]): string {
     number(row.figure.after),
     times(row.change),
     times(row.gain),
+    row.roundGains.map(times).join(" / "),
     row.rounds.before.map(number).join(" / "),
     row.rounds.after.map(number).join(" / "),
     `${times(row.inRun.before)} → ${times(row.inRun.after)}`,

@@ -5,7 +5,6 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 
 /** Files of bench/ that are outputs or installs, not the harness: never copied, never removed. */
 const NOT_HARNESS = new Set(["node_modules", "results", "profiles"]);
@@ -13,13 +12,21 @@ const NOT_HARNESS = new Set(["node_modules", "results", "profiles"]);
 /** Runs git in `cwd` and returns its trimmed output; throws with git's message when it fails. */
 export function git(cwd: string, args: readonly string[]): string {
   const result = spawnSync("git", args, { cwd, encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr.trim() || result.error?.message}`);
+  if (result.status !== 0) {
+    throw new Error(
+      `git ${args.join(" ")}: ${result.stderr.trim() || result.error?.message || `exit code ${result.status}`}`,
+    );
+  }
   return result.stdout.trim();
 }
 
 /** The commit REF names in the repository at `root`, or a readable error. */
 export function resolveRef(root: string, ref: string): string {
-  return git(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+  try {
+    return git(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+  } catch {
+    throw new Error(`"${ref}" names no commit in this repository`);
+  }
 }
 
 /** Whether `file` (relative to the repository's root) exists in `commit`. */
@@ -87,5 +94,3 @@ export function runCommand(
     child.once("close", (code) => resolve(code ?? 1));
   }).finally(() => track(undefined)) as Promise<number>;
 }
-
-export const pathOf = (url: URL): string => fileURLToPath(url);
