@@ -5,7 +5,7 @@ import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./en
 import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
 import { encodeProduct, type Product } from "./product.ts";
 import { type Site, siteKey } from "./site.ts";
-import { documentSource, listSource, productSource, type RecordSource, type StreamFormat } from "./sources.ts";
+import { documentSource, listSource, productSource, type StreamFormat } from "./sources.ts";
 import type { CatalogStore, KeyField } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
@@ -153,11 +153,6 @@ export function createCatalog(options: CatalogOptions): Catalog {
     return { dryRun, limit, allowEmpty, ...(mode === "replace" ? { replace: true } : {}) };
   }
 
-  async function run(site: Site, source: RecordSource, options: EngineOptions): Promise<ImportSummary> {
-    requireSite(site);
-    return runImport(store, site, source, options);
-  }
-
   async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {
     requireSite(site);
     const product = await (remove ? store.remove(site, key, by) : store.find(site, key, by));
@@ -183,10 +178,13 @@ export function createCatalog(options: CatalogOptions): Catalog {
       }
       // Known without reading a record: refused before any is checked.
       if (products.length > maxProducts) throw tooMany(maxProducts, products.length, true);
-      return run(site, listSource(products), engine);
+      return runImport(store, site, listSource(products), engine);
     },
 
-    importProduct: (site, product, { dryRun = false } = {}) => run(site, productSource(product), { dryRun, limit: 1 }),
+    async importProduct(site, product, { dryRun = false } = {}) {
+      requireSite(site);
+      return runImport(store, site, productSource(product), { dryRun, limit: 1 });
+    },
 
     async importCsv(site, csvContent, options = {}) {
       requireSite(site);
@@ -196,12 +194,13 @@ export function createCatalog(options: CatalogOptions): Catalog {
           problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
         });
       }
-      return run(site, documentSource("csv", [csvContent], true), engine);
+      return runImport(store, site, documentSource("csv", [csvContent], true), engine);
     },
 
     async importStream(site, body, options) {
       requireSite(site);
-      return run(site, documentSource(options.format, body, false), bulkOptions(options, maxStreamProducts));
+      const engine = bulkOptions(options, maxStreamProducts);
+      return runImport(store, site, documentSource(options.format, body, false), engine);
     },
 
     async listProducts(site, { limit = LIST_LIMIT.default, cursor } = {}) {
