@@ -53,6 +53,11 @@ export function evictedStaging(): CatalogError {
   );
 }
 
+/** Whether Redis refused a command, or stopped a script before its first write, for memory (maxmemory). */
+export function outOfMemory(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("OOM ");
+}
+
 /**
  * Whether Redis refused a command before running it because its slot is moving, so that it is
  * safe to send again. ioredis gives up on redirections after a few tries, naming the last

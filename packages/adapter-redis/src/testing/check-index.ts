@@ -2,7 +2,7 @@
 // who want to verify a site after an incident: they read only, and never need the store.
 import { decodeProduct, type Site } from "@catalog-kit/catalog-core";
 import type { Cluster, Redis } from "ioredis";
-import { checkKeyPrefix, isStateField, MERGING_FIELD, type SiteKeys, siteKeys } from "../keys.ts";
+import { checkKeyPrefix, INDEXED_FIELD, isStateField, MERGING_FIELD, type SiteKeys, siteKeys } from "../keys.ts";
 
 /**
  * Walks every product and every index entry of a site and lists what disagrees: each sku entry
@@ -39,6 +39,8 @@ export async function checkIndex(client: Redis | Cluster, keyPrefix: string, sit
     else if (decodeProduct(json).sku !== sku)
       problems.push(`sku ${sku} points to ${id}, which holds ${decodeProduct(json).sku}`);
   }
+  // The mark of a whole id index is the site's state, not a product's sku.
+  delete skuOf[INDEXED_FIELD];
   for (const id of Object.keys(skuOf))
     if (products[id] === undefined) problems.push(`sku-of has missing product ${id}`);
   const inIndex = new Set(indexed);
