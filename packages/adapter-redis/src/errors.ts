@@ -31,13 +31,18 @@ function reason(error: unknown): string {
  */
 export function unavailable(error: unknown, what: string, outcome?: Outcome): CatalogError {
   if (isCatalogError(error)) return error;
-  const known =
-    outcome === "unknown"
+  // A refusal for memory is Redis's answer (no reply was lost) to a command that wrote nothing:
+  // Redis refuses a command for memory before running it, and stops a script for memory only
+  // before its first write. No operation of the store sends a command Redis may refuse for
+  // memory once one has applied its write (the merge that follows a commit fails silently).
+  const known = outcome !== undefined && outOfMemory(error) ? "nothing written" : outcome;
+  const said =
+    known === "unknown"
       ? "; it may or may not have been applied, and retrying it is safe"
-      : outcome === "nothing written"
+      : known === "nothing written"
         ? "; nothing was written"
         : "";
-  return new CatalogError("STORAGE_UNAVAILABLE", `Redis ${what} failed: ${reason(error)}${known}`, { cause: error });
+  return new CatalogError("STORAGE_UNAVAILABLE", `Redis ${what} failed: ${reason(error)}${said}`, { cause: error });
 }
 
 /** The error of an import whose lock expired before it published: nothing of it is visible. */
