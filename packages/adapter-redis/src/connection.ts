@@ -174,13 +174,14 @@ export async function bounded<T>(connection: Connection, operation: Promise<T>):
   operation.catch(() => {});
   let timer: NodeJS.Timeout | undefined;
   let onClose: (() => void) | undefined;
+  // Plain errors, worded as ioredis words its own: the caller's error says what is known to be
+  // written, which a command given up on cannot tell.
   const failure = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () =>
-        reject(new CatalogError("STORAGE_UNAVAILABLE", `Redis did not answer within ${GIVEN_CLIENT_TIMEOUT_MS} ms`)),
+      () => reject(new Error(`Command timed out after ${GIVEN_CLIENT_TIMEOUT_MS} ms`)),
       GIVEN_CLIENT_TIMEOUT_MS,
     );
-    onClose = () => reject(new CatalogError("STORAGE_UNAVAILABLE", "The connection to Redis closed"));
+    onClose = () => reject(new Error("Connection is closed."));
     connection.onClose.add(onClose);
   });
   try {

@@ -96,6 +96,19 @@ export type KeyName = keyof ScriptKeys;
 export const LOCK_FIELD = "\u0000lock";
 export const MERGING_FIELD = "\u0000merging";
 
+/**
+ * A field of the site's sku-of hash (no product id can take it) saying that the site's id index
+ * is known to hold every id of its products hash: set when an index is built whole (a publish in
+ * place of the site or into an empty one, a rebuild), and kept by every write since, each of
+ * which keeps the index. Sizes alone cannot tell: a writer that does not keep the index (a version
+ * from before it) can remove one product and add another, leaving as many ids as products, one of
+ * them stale and one missing. (What such a writer does after the mark is set, no O(1) check can
+ * see; the README says how to have the next list rebuild.) It lives in the sku-of hash, which
+ * every version reads field by field only, because the products hash's size is the site's size
+ * to versions that know only the two fields above.
+ */
+export const INDEXED_FIELD = "\u0000indexed";
+
 /** Whether a field of the products hash is one of the site's state fields rather than a product. */
 export function isStateField(field: string): boolean {
   return field === LOCK_FIELD || field === MERGING_FIELD;

@@ -1,10 +1,11 @@
 // Pages of a site's products in id order, read from the site's id index (a sorted set beside the
-// products hash), and the rebuild of an index that does not hold exactly the site's ids.
+// products hash), and the rebuild of an index not known to hold exactly the site's ids.
 import { CatalogError, decodeProduct, type Product } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
+import { outOfMemory } from "./errors.ts";
 import type { SiteKeys } from "./keys.ts";
 import { eachPage } from "./pages.ts";
-import { INDEX, LIST, LIST_MERGING } from "./scripts.ts";
+import { INDEX, INDEXED, LIST, LIST_MERGING } from "./scripts.ts";
 
 /** How many times a page is asked again after a rebuild of the site's index. */
 const REBUILDS = 3;
@@ -41,9 +42,10 @@ export async function listPage(
 
 // One script call's page, after rebuilding the index when the script finds it incomplete.
 async function readPage(ctx: StoreContext, keys: SiteKeys, from: string, want: number): Promise<string[]> {
+  let sizes = "0";
   for (let rebuilt = 0; ; rebuilt++) {
-    let reply = (await ctx.run(LIST, keys, [from, want])) as string[];
-    if (reply[0] === "merging") reply = (await ctx.run(LIST_MERGING, keys, [from, want])) as string[];
+    let reply = (await ctx.run(LIST, keys, [from, want, sizes])) as string[];
+    if (reply[0] === "merging") reply = (await ctx.run(LIST_MERGING, keys, [from, want, sizes])) as string[];
     if (reply[0] !== "unindexed") return reply;
     // Only writers that do not keep the index (an older version of the store, still running)
     // can undo a rebuild.
@@ -53,18 +55,27 @@ async function readPage(ctx: StoreContext, keys: SiteKeys, from: string, want: n
         "The site's id index keeps falling behind its products: is an older version of the store writing to it?",
       );
     }
-    await rebuildIndex(ctx, keys);
+    try {
+      await rebuildIndex(ctx, keys);
+    } catch (error) {
+      // A rebuild writes, which Redis refuses when out of memory, while reads go on: a site
+      // not yet marked is then listed on the check it had before the mark (equal sizes, and
+      // no indexed id without its product), and rebuilt once memory is back.
+      if (!outOfMemory(error) || sizes === "1") throw error;
+      sizes = "1";
+    }
   }
 }
 
 /**
  * Makes the site's id index (and the merging one's, while an import merges) hold exactly the
  * ids of its products: a walk of the products hash (HSCAN) adds the ids missing, then a walk
- * of the index (ZSCAN) removes ids that are no product's. Each page is one INDEX call of about
- * `ctx.chunkSize` fields, a few in flight, so Redis is never blocked longer than a chunk; it
- * takes no lock, since every other writer keeps the index as it writes, and INDEX decides each
- * id on the state of the moment. It costs a walk of the whole site: it runs once for a site
- * written before the index existed, on its first list.
+ * of the index (ZSCAN) removes ids that are no product's; then the site's index is marked whole.
+ * Each page is one INDEX call of about `ctx.chunkSize` fields, a few in flight, so Redis is
+ * never blocked longer than a chunk; it takes no lock, since every other writer keeps the index
+ * as it writes, and INDEX decides each id on the state of the moment. It costs a walk of the
+ * whole site: it runs once for a site whose index no write of this version built whole (written
+ * before the index existed, or only by versions that did not mark it), on its first list.
  */
 export async function rebuildIndex(ctx: StoreContext, keys: SiteKeys): Promise<void> {
   for (const [products, ids] of [
@@ -79,4 +90,5 @@ export async function rebuildIndex(ctx: StoreContext, keys: SiteKeys): Promise<v
     await eachPage(ctx, products, fix);
     await eachPage(ctx, ids, fix, "zset");
   }
+  await ctx.run(INDEXED, keys, []);
 }

@@ -1,12 +1,13 @@
 // The site lock that imports hold, released on every path, and the wait of one-call writes for a
-// site an import holds.
+// site an import holds (or, for a remove when Redis is out of memory, the way around it).
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CatalogError } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
+import { outOfMemory } from "./errors.ts";
 import type { SiteKeys } from "./keys.ts";
 import { mergeAll } from "./merge.ts";
-import { ACQUIRE, RELEASE } from "./scripts.ts";
+import { ACQUIRE, RELEASE, REMOVE, REMOVE_MERGING } from "./scripts.ts";
 
 /**
  * The site lock. An import holds it from its first chunk to the end of its merge, so one-call
@@ -107,5 +108,27 @@ export async function whenFree<T>(
     }
     if (Date.now() >= deadline) throw busy(ctx.busyTimeoutMs);
     if (!merged) await sleep(pause);
+  }
+}
+
+/**
+ * Runs REMOVE (`args`: key, by) as a one-call write. When Redis refuses, for memory, what
+ * finishing an unfinished merge first takes (the lock is an HSET), the remove goes through the
+ * merge instead (REMOVE_MERGING, which only deletes): the one write that frees memory must not
+ * wait for memory. An import holding the site still refuses it, with Redis's refusal.
+ */
+export async function removeWhenFree(
+  ctx: StoreContext,
+  keys: SiteKeys,
+  args: readonly string[],
+): Promise<(string | number)[]> {
+  const isBusy = (reply: (string | number)[]) => reply[0] === "busy";
+  try {
+    return await whenFree(ctx, keys, async () => (await ctx.run(REMOVE, keys, args)) as (string | number)[], isBusy);
+  } catch (error) {
+    if (!outOfMemory(error)) throw error;
+    const reply = (await ctx.run(REMOVE_MERGING, keys, args)) as (string | number)[];
+    if (isBusy(reply)) throw error;
+    return reply;
   }
 }

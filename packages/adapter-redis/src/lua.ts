@@ -3,7 +3,7 @@
 // name, and how it is sent. The scripts themselves are in scripts.ts.
 import { createHash } from "node:crypto";
 import type { Cluster, Redis } from "ioredis";
-import { type KeyName, LOCK_FIELD, MERGING_FIELD, type ScriptKeys } from "./keys.ts";
+import { INDEXED_FIELD, type KeyName, LOCK_FIELD, MERGING_FIELD, type ScriptKeys } from "./keys.ts";
 
 /**
  * A Lua script, the keys it declares (by name, in the order it receives them), and its SHA-1.
@@ -25,7 +25,7 @@ function lua(s: string): string {
 // arguments per call: Lua's unpack() stops at 8,000 values, and one call per field would cost
 // far more than the work it does.
 const PRELUDE = `
-local LOCK, MERGING = ${lua(LOCK_FIELD)}, ${lua(MERGING_FIELD)}
+local LOCK, MERGING, INDEXED = ${lua(LOCK_FIELD)}, ${lua(MERGING_FIELD)}, ${lua(INDEXED_FIELD)}
 local BULK = 4000
 
 local function hmget(key, fields)
@@ -175,13 +175,16 @@ end
 -- Publishes a staging (from: its products, skus, sku-of and ids keys, holding n products): in
 -- place of the site's four keys (site) when whole, else beside them as the merging keys
 -- (merging), which the caller folds in. Replaced keys are UNLINKed first: RENAME over a key would
--- free it inline, on the main thread. Then the lock is set again (on the new products hash, when
--- whole), and a merge is marked on the site. Returns "done" or "merge".
+-- free it inline, on the main thread. A staging published whole carries the mark of a whole
+-- index into the site (every write of the staging kept its index). Then the lock is set again
+-- (on the new products hash, when whole), and a merge is marked on the site. Returns "done" or
+-- "merge".
 local function publish(from, site, merging, whole, n, token, ttl)
   local into = merging
   if whole then
     redis.call('UNLINK', unpack(site))
     into = site
+    if n > 0 then redis.call('HSET', from[3], INDEXED, '1') end
   end
   if n > 0 then
     for i = 1, 4 do
@@ -209,12 +212,16 @@ local function size(productsKey)
   return n
 end
 
--- Whether an id index holds as many ids as its products hash holds products. Every write of a
--- products hash adds the ids it writes and every delete removes them, so the index never holds
--- an id the hash does not: equal sizes mean equal sets. Only a site written before the index
--- existed (or by an older version of the store) differs, and list then rebuilds its index.
-local function indexed(productsKey, idsKey)
-  return redis.call('ZCARD', idsKey) == size(productsKey)
+-- Whether a site's id index holds exactly the ids of its products hash. Equal sizes are not
+-- enough: a writer that does not keep the index (a version from before it) can remove one
+-- product and add another. The site's mark (see INDEXED_FIELD in keys.ts) says that the index
+-- was whole when it was set, and every writer since has kept it; an index found otherwise is
+-- rebuilt by list, which then sets the mark. With sizes set (the mark cannot be set: Redis is out
+-- of memory), equal sizes suffice, as they did before the mark.
+local function indexed(productsKey, idsKey, skuOfKey, sizes)
+  local n = size(productsKey)
+  if redis.call('ZCARD', idsKey) ~= n then return false end
+  return n == 0 or sizes or redis.call('HEXISTS', skuOfKey, INDEXED) == 1
 end
 
 -- Whether id a comes before id b in the order of their bytes, ZRANGEBYLEX's order. Lua's own

@@ -8,10 +8,10 @@ import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { checkEviction, probe } from "./health.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
-import { whenFree } from "./lock.ts";
+import { removeWhenFree, whenFree } from "./lock.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
-import { FIND, FIND_MERGING, REMOVE, UPSERT } from "./scripts.ts";
+import { FIND, FIND_MERGING, type REMOVE, UPSERT } from "./scripts.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
@@ -192,7 +192,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         "remove",
         async () => {
           const keys = siteKeys(prefix, site);
-          const reply = await writeWhenFree(REMOVE, keys, [key, by ?? ""]);
+          const reply = await removeWhenFree(ctx, keys, [key, by ?? ""]);
           await afterWrite(keys);
           if (reply.length < 2) return undefined;
           return decodeProduct(reply[1] as string);

@@ -78,18 +78,18 @@ return false
 /** A page of the site's products in id order, unless a committed import is still merging. */
 export const LIST = script(
   "list",
-  ["products", "ids"],
+  ["products", "ids", "skuOf"],
   `
 --[[ list: reads only. A page of the site's products in the order of their ids' bytes.
   ARGV[1] where the page starts, as ZRANGEBYLEX takes it: "-" from the first id, "(<id>" after
-  <id>  ARGV[2] most products
+  <id>  ARGV[2] most products  ARGV[3] "1" when equal sizes must do (see indexed()), else "0"
   Returns the products' JSON in id order; {"merging"} while a committed import is still merging
-  (then list-merging reads through it); {"unindexed"} when the id index does not hold exactly
-  the site's ids (a site written before the index existed: the caller rebuilds it). Declares
-  only keys that exist whenever the site holds products, so that it is served while the site's
-  slot migrates. Costs one ZRANGEBYLEX and one HMGET of ARGV[2] entries, whatever the site's size. ]]
+  (then list-merging reads through it); {"unindexed"} when the id index is not known to hold
+  exactly the site's ids (see indexed(): the caller rebuilds it). Declares only keys that exist
+  whenever the site holds products, so that it is served while the site's slot migrates. Costs
+  one ZRANGEBYLEX and one HMGET of ARGV[2] entries, whatever the site's size. ]]
 if redis.call('HEXISTS', K.products, MERGING) == 1 then return {'merging'} end
-if not indexed(K.products, K.ids) then return {'unindexed'} end
+if not indexed(K.products, K.ids, K.skuOf, ARGV[3] == '1') then return {'unindexed'} end
 local ids = redis.call('ZRANGEBYLEX', K.ids, ARGV[1], '+', 'LIMIT', 0, tonumber(ARGV[2]))
 if #ids == 0 then return {} end
 local jsons = hmget(K.products, ids)
@@ -103,13 +103,13 @@ return jsons
 /** LIST through a committed import that is still merging. */
 export const LIST_MERGING = script(
   "list-merging",
-  ["products", "ids", "mergingProducts", "mergingIds"],
+  ["products", "ids", "skuOf", "mergingProducts", "mergingIds"],
   `
 --[[ list-merging: as list, for a site with a committed import still merging, which lies on top
   of the site (its products win; a merge never deletes). The page is the first ARGV[2] ids of
   the union of both indexes, which lie within the first ARGV[2] of each: two ZRANGEBYLEX, merged.
   Returns the products' JSON in id order, or {"unindexed"}. ]]
-if not indexed(K.products, K.ids) or redis.call('ZCARD', K.mergingIds) ~= redis.call('HLEN', K.mergingProducts) then
+if not indexed(K.products, K.ids, K.skuOf, ARGV[3] == '1') or redis.call('ZCARD', K.mergingIds) ~= redis.call('HLEN', K.mergingProducts) then
   return {'unindexed'}
 end
 local limit = tonumber(ARGV[2])
@@ -179,6 +179,23 @@ return #asked
 `,
 );
 
+/** Marks a site's id index as whole once a rebuild has walked the site. */
+export const INDEXED = script(
+  "indexed",
+  ["products", "skuOf", "ids"],
+  `
+--[[ indexed: after index has been run over every field of the site's products hash and every
+  member of its index. Sets the site's mark of a whole index (see INDEXED_FIELD in keys.ts) when
+  the index holds as many ids as the site holds products (otherwise a writer that does not keep
+  the index wrote during the rebuild, and the next list rebuilds again). An empty site needs no
+  mark. Returns 1 when marked, else 0. ]]
+local n = size(K.products)
+if n == 0 or redis.call('ZCARD', K.ids) ~= n then return 0 end
+redis.call('HSET', K.skuOf, INDEXED, '1')
+return 1
+`,
+);
+
 /** Removes what FIND would return and frees its sku, in one atomic call. */
 export const REMOVE = script(
   "remove",
@@ -187,7 +204,8 @@ export const REMOVE = script(
 --[[ remove: deletes the product whose id, else sku, is ARGV[1], and frees its sku.
   ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)
   Returns {"busy"} while an import holds the site or is merging; {"ok", json} with the removed
-  product, or {"ok"} when nothing matched. ]]
+  product, or {"ok"} when nothing matched. The last product takes the site's index mark with it,
+  so that an empty site leaves no key behind. ]]
 if busy(K.products) then return {'busy'} end
 local key, by = ARGV[1], ARGV[2]
 if reserved(key) then return {'ok'} end
@@ -205,6 +223,59 @@ redis.call('HDEL', K.products, id)
 redis.call('HDEL', K.skuOf, id)
 redis.call('ZREM', K.ids, id)
 if sku and redis.call('HGET', K.skus, sku) == id then redis.call('HDEL', K.skus, sku) end
+if size(K.products) == 0 then redis.call('HDEL', K.skuOf, INDEXED) end
+return {'ok', json}
+`,
+);
+
+/** REMOVE through a committed import that is still merging, without the lock. */
+export const REMOVE_MERGING = script(
+  "remove-merging",
+  ["products", "skus", "skuOf", "ids", "mergingProducts", "mergingSkus", "mergingSkuOf", "mergingIds"],
+  `
+--[[ remove-merging: as remove, for a site with a committed import still merging, when its merge
+  cannot be finished first: that takes the lock, an HSET, which Redis refuses when out of memory,
+  and a remove is how memory is freed. Deletes the product find-merging finds from both layers
+  (the merging keys, which lie on top, and the site's), freeing its sku in each, so that find,
+  list and the merge all see it gone; a merge left with nothing to fold in is ended. Writes only
+  with HDEL, ZREM and UNLINK, which Redis allows when out of memory.
+  ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)
+  Returns {"busy"} while an import holds the site; {"ok", json} with the removed product (as
+  find returned it), or {"ok"} when nothing matched. ]]
+if holder(K.products) then return {'busy'} end
+local key, by = ARGV[1], ARGV[2]
+if reserved(key) then return {'ok'} end
+local id, json = false, false
+if by ~= 'sku' then
+  json = redis.call('HGET', K.mergingProducts, key) or redis.call('HGET', K.products, key)
+  if json then id = key end
+end
+if not id and by ~= 'id' then
+  local held = redis.call('HGET', K.mergingSkus, key)
+  if held then
+    json = redis.call('HGET', K.mergingProducts, held)
+  else
+    held = redis.call('HGET', K.skus, key)
+    if held and redis.call('HEXISTS', K.mergingProducts, held) == 0 then json = redis.call('HGET', K.products, held) end
+  end
+  if json then id = held end
+end
+if not id then return {'ok'} end
+for _, layer in ipairs({
+  {K.products, K.skus, K.skuOf, K.ids},
+  {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds},
+}) do
+  local sku = redis.call('HGET', layer[3], id)
+  redis.call('HDEL', layer[1], id)
+  redis.call('HDEL', layer[3], id)
+  redis.call('ZREM', layer[4], id)
+  if sku and redis.call('HGET', layer[2], sku) == id then redis.call('HDEL', layer[2], sku) end
+end
+if redis.call('HLEN', K.mergingProducts) == 0 then
+  redis.call('UNLINK', K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds)
+  redis.call('HDEL', K.products, MERGING)
+end
+if size(K.products) == 0 then redis.call('HDEL', K.skuOf, INDEXED) end
 return {'ok', json}
 `,
 );

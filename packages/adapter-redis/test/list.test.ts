@@ -1,11 +1,11 @@
-import { compareIds, type Product, type Site } from "@catalog-kit/catalog-core";
+import { compareIds, encodeProduct, type Product, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
-import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, INDEXED_FIELD, siteKeys } from "../src/keys.ts";
 import { runScript } from "../src/lua.ts";
 import { ACQUIRE, COMMIT, MERGE, PUBLISH } from "../src/scripts.ts";
 import { checkIndex } from "../src/testing/index.ts";
@@ -121,6 +121,54 @@ describeWithRedis("list and replace on Redis", () => {
     const problems = await checkIndex(admin, PREFIX, site);
     // The hand-made product has no sku entries: only those problems are left.
     expect(problems.filter((p) => p.includes("index"))).toEqual([]);
+  });
+
+  test("a walk returns every product of a site whose index an older writer left with one id stale and one missing", async () => {
+    const store = open({ chunkSize: 10 });
+    const site = uniqueSite();
+    const keys = keysOf(site);
+    const products = Array.from({ length: 30 }, (_, i) => product(`id-${String(i).padStart(2, "0")}`, `s-${i}`));
+    // Staged, then renamed into the empty site, with its index marked whole.
+    await upsert(store, site, products, write);
+    expect(await admin.hexists(keys.skuOf, INDEXED_FIELD)).toBe(1);
+    // What an index kept by the version before the mark can hold after a version older still
+    // (which does not keep the index) removed id-25 and added id-05x: as many ids as products,
+    // the missing one on the first page of a walk, the stale one on its last.
+    const added = product("id-05x", "s-x");
+    await admin.hdel(keys.skuOf, INDEXED_FIELD);
+    await admin.hdel(keys.products, "id-25");
+    await admin.hdel(keys.skuOf, "id-25");
+    await admin.hdel(keys.skus, "s-25");
+    await admin.hset(keys.products, added.id, encodeProduct(added));
+    await admin.hset(keys.skuOf, added.id, added.sku);
+    await admin.hset(keys.skus, added.sku, added.id);
+    expect(await admin.zcard(keys.ids)).toBe(await admin.hlen(keys.products));
+
+    const expected = [...products.filter((p) => p.id !== "id-25"), added].sort((x, y) => compareIds(x.id, y.id));
+    expect(await walk(store, site, 10)).toEqual(expected);
+    expect(await admin.hexists(keys.skuOf, INDEXED_FIELD)).toBe(1);
+    expect(await walk(store, site, 10)).toEqual(expected);
+    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+  });
+
+  test("a site not yet marked is listed while Redis is out of memory (no rebuild can write), and marked after", async () => {
+    const store = open();
+    const site = uniqueSite();
+    const keys = keysOf(site);
+    const products = Array.from({ length: 5 }, (_, i) => product(`id-${i}`, `s-${i}`));
+    // One call into an empty site: no publish, so no mark until a rebuild.
+    await upsert(store, site, products, write);
+    expect(await admin.hexists(keys.skuOf, INDEXED_FIELD)).toBe(0);
+    const used = Number(/used_memory:(\d+)/.exec(await admin.info("memory"))?.[1]);
+    await admin.config("SET", "maxmemory", String(used - 1_000_000));
+    try {
+      expect(await walk(store, site, 2)).toEqual(products);
+    } finally {
+      await admin.config("SET", "maxmemory", "0");
+    }
+    expect(await admin.hexists(keys.skuOf, INDEXED_FIELD)).toBe(0);
+    expect(await walk(store, site, 2)).toEqual(products);
+    expect(await admin.hexists(keys.skuOf, INDEXED_FIELD)).toBe(1);
   });
 
   test("a replace of 12,000 products with a tenth gone never blocks Redis longer than a chunk", async () => {

@@ -4,7 +4,7 @@ import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRedisStore } from "../src/index.ts";
+import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { PUBLISH } from "../src/scripts.ts";
 import { checkIndex, storedProducts } from "../src/testing/index.ts";
@@ -100,6 +100,42 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await direct.find(site, "a")).toEqual(v2);
     expect(proxy.count(scriptOf(site))).toBe(1);
+  });
+
+  test("a connection dropped mid-command is reported as Redis not reachable, for a write and a read", async () => {
+    const store = throughProxy();
+    const site = uniqueSite();
+    await upsert(direct, site, [product("a", "sku-a")], write);
+    await reconnected(store);
+    const removal = proxy.dropReplyAfter(scriptOf(site));
+    const removed = await settle(store.remove(site, "a"));
+    await removal;
+    expectOutcomeUnknown(removed);
+    if (!removed.ok) expect((removed.error as Error).message).toMatch(/^Redis remove failed: Redis is not reachable; /);
+    await reconnected(store);
+    const lookup = proxy.dropReplyAfter(scriptOf(site));
+    const found = await settle(store.find(site, "a"));
+    await lookup;
+    expect(found.ok ? found.value : (found.error as Error).message).toBe("Redis find failed: Redis is not reachable");
+
+    // A client the caller gives is bounded by the store, which sees the connection close.
+    const client = new Redis(proxy.url, redisClientOptions);
+    client.on("error", () => {});
+    const given = createRedisStore({ client, keyPrefix: PREFIX });
+    try {
+      await upsert(direct, site, [product("b", "sku-b")], write);
+      await reconnected(given);
+      const givenRemoval = proxy.dropReplyAfter(scriptOf(site));
+      const givenRemoved = await settle(given.remove(site, "b"));
+      await givenRemoval;
+      expectOutcomeUnknown(givenRemoved);
+      if (!givenRemoved.ok) {
+        expect((givenRemoved.error as Error).message).toMatch(/^Redis remove failed: Redis is not reachable; /);
+      }
+    } finally {
+      await given.close();
+      client.disconnect();
+    }
   });
 
   test("one-call upsert: rejects STORAGE_UNAVAILABLE, ran once, and a retry finds it unchanged", async () => {
