@@ -198,10 +198,10 @@ describeWithRedis("list and replace on Redis", () => {
       const replacing = await longestScript();
       // Filling stages and merges chunks of 500: a replace does no more in any one call (its
       // commit swaps the keys, and UNLINK frees the old ones off the main thread). A call that
-      // walked the site would take several times as long.
-      expect(replacing).toBeLessThan(2 * filling + 2_000);
+      // walked the site (24 chunks) would take far longer than the margin left for a busy machine.
+      expect(replacing).toBeLessThan(3 * filling + 5_000);
       const page = await store.list(site, undefined, 1_000);
-      expect(await longestScript()).toBeLessThan(2 * filling + 2_000);
+      expect(await longestScript()).toBeLessThan(3 * filling + 5_000);
       expect(page[0]).toEqual(all[1]);
     } finally {
       await admin.config("SET", "slowlog-log-slower-than", "10000");
