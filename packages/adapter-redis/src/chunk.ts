@@ -3,7 +3,7 @@
 import { PRODUCT_FIELDS, type Product } from "@catalog-kit/catalog-core";
 
 /**
- * Part of a batch, as the script arguments that carry it (see `products` in `scripts.ts`):
+ * Part of a batch, as the script arguments that carry it (see `products` in `prelude.ts`):
  * how many products, the UTF-8 of the JSON array of their `encodeProduct` strings, then index,
  * id and sku of each product whose id or sku Lua cannot read from its JSON as it is.
  */

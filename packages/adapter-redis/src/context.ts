@@ -1,15 +1,18 @@
-// What the store's modules share: how to run a script on a site's keys, and the tuning.
+// What the store's modules share: how to call a script on a site's keys, and the tuning.
 import type { KeyName, ScriptKeys } from "./keys.ts";
 import type { Script } from "./lua.ts";
 
 /** What the store's parts share: how to reach Redis, and the tuning. */
 export interface StoreContext {
-  /** Runs a script on the keys it declares; waits (bounded) while the keys' slot migrates. */
-  run<Name extends KeyName>(
-    script: Script<Name>,
+  /**
+   * Calls a script on the keys it declares with its named arguments, and decodes its reply;
+   * waits (bounded) while the keys' slot migrates.
+   */
+  call<Name extends KeyName, Args, Reply>(
+    script: Script<Name, Args, Reply>,
     keys: Pick<ScriptKeys, Name>,
-    args: readonly (string | Buffer | number)[],
-  ): Promise<unknown>;
+    args: NoInfer<Args>,
+  ): Promise<Reply>;
   /** One HSCAN step (ZSCAN for a sorted set): the next cursor and the fields (members) it found. */
   scanFields(
     key: string,

@@ -78,6 +78,11 @@ export function outOfMemory(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith("OOM ");
 }
 
+/** The error of a script that refused to write: the lock is no longer the import's, or its staging lost keys. */
+export function refused(reply: { readonly outcome: "lost" | "evicted" }): CatalogError {
+  return reply.outcome === "lost" ? lostLock() : evictedStaging();
+}
+
 /**
  * Whether Redis refused a command before running it because its slot is moving, so that it is
  * safe to send again. ioredis gives up on redirections after a few tries, naming the last

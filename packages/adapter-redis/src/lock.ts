@@ -6,8 +6,12 @@ import { CatalogError } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import { outOfMemory } from "./errors.ts";
 import type { SiteKeys } from "./keys.ts";
+import type { Reply } from "./lua.ts";
 import { mergeAll } from "./merge.ts";
-import { ACQUIRE, RELEASE, REMOVE, REMOVE_MERGING } from "./scripts.ts";
+import { ACQUIRE } from "./scripts/acquire.ts";
+import { RELEASE } from "./scripts/release.ts";
+import { REMOVE, type RemoveArgs } from "./scripts/remove.ts";
+import { REMOVE_MERGING } from "./scripts/remove-merging.ts";
 
 /**
  * The site lock. An import holds it from its first chunk to the end of its merge, so one-call
@@ -31,9 +35,9 @@ function busy(ms: number): CatalogError {
  * half-way), finishes that merge first. Returns false when another import holds the site.
  */
 async function tryAcquire(ctx: StoreContext, keys: SiteKeys, token: string): Promise<boolean> {
-  const [taken, merging] = (await ctx.run(ACQUIRE, keys, [token, ctx.lockTtlMs])) as [number, number];
-  if (taken === 0) return false;
-  if (merging === 1) await mergeAll(ctx, keys, token);
+  const reply = await ctx.call(ACQUIRE, keys, { token, lockTtlMs: ctx.lockTtlMs });
+  if (reply.outcome === "busy") return false;
+  if (reply.merging) await mergeAll(ctx, keys, token);
   return true;
 }
 
@@ -54,13 +58,13 @@ async function acquire(ctx: StoreContext, keys: SiteKeys, token: string): Promis
 async function release(ctx: StoreContext, keys: SiteKeys, token: string): Promise<void> {
   const deadline = Date.now() + ctx.lockTtlMs;
   try {
-    await ctx.run(RELEASE, keys, [token]);
+    await ctx.call(RELEASE, keys, { token });
   } catch {
     void (async () => {
       for (let pause = 50; Date.now() < deadline; pause = Math.min(pause * 2, 1_000)) {
         await sleep(pause, undefined, { ref: false });
         try {
-          await ctx.run(RELEASE, keys, [token]);
+          await ctx.call(RELEASE, keys, { token });
           return;
         } catch {
           // Still unreachable: the next pass tries again.
@@ -84,21 +88,26 @@ export async function withLock<T>(ctx: StoreContext, keys: SiteKeys, body: (toke
   }
 }
 
+type Busy = { readonly outcome: "busy" };
+
+function isFree<T extends { readonly outcome: string }>(reply: T | Busy): reply is T {
+  return reply.outcome !== "busy";
+}
+
 /**
  * Runs a one-call write until it no longer answers busy (an import holds the site). If the
  * lock turns out free while a committed import is still merging, this caller finishes the
  * merge. Never waits past `busyTimeoutMs`.
  */
-export async function whenFree<T>(
+export async function whenFree<T extends { readonly outcome: string }>(
   ctx: StoreContext,
   keys: SiteKeys,
-  attempt: () => Promise<T>,
-  isBusy: (reply: T) => boolean,
+  attempt: () => Promise<T | Busy>,
 ): Promise<T> {
   const deadline = Date.now() + ctx.busyTimeoutMs;
   for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
     const reply = await attempt();
-    if (!isBusy(reply)) return reply;
+    if (isFree(reply)) return reply;
     const token = newToken();
     let merged = false;
     try {
@@ -112,23 +121,22 @@ export async function whenFree<T>(
 }
 
 /**
- * Runs REMOVE (`args`: key, by) as a one-call write. When Redis refuses, for memory, what
- * finishing an unfinished merge first takes (the lock is an HSET), the remove goes through the
- * merge instead (REMOVE_MERGING, which only deletes): the one write that frees memory must not
- * wait for memory. An import holding the site still refuses it, with Redis's refusal.
+ * Runs REMOVE as a one-call write. When Redis refuses, for memory, what finishing an unfinished
+ * merge first takes (the lock is an HSET), the remove goes through the merge instead
+ * (REMOVE_MERGING, which only deletes): the one write that frees memory must not wait for
+ * memory. An import holding the site still refuses it, with Redis's refusal.
  */
 export async function removeWhenFree(
   ctx: StoreContext,
   keys: SiteKeys,
-  args: readonly string[],
-): Promise<(string | number)[]> {
-  const isBusy = (reply: (string | number)[]) => reply[0] === "busy";
+  args: RemoveArgs,
+): Promise<Exclude<Reply<typeof REMOVE>, Busy>> {
   try {
-    return await whenFree(ctx, keys, async () => (await ctx.run(REMOVE, keys, args)) as (string | number)[], isBusy);
+    return await whenFree(ctx, keys, () => ctx.call(REMOVE, keys, args));
   } catch (error) {
     if (!outOfMemory(error)) throw error;
-    const reply = (await ctx.run(REMOVE_MERGING, keys, args)) as (string | number)[];
-    if (isBusy(reply)) throw error;
+    const reply = await ctx.call(REMOVE_MERGING, keys, args);
+    if (reply.outcome === "busy") throw error;
     return reply;
   }
 }

@@ -3,7 +3,7 @@
 import type { StoreContext } from "./context.ts";
 import { lostLock } from "./errors.ts";
 import type { SiteKeys } from "./keys.ts";
-import { MERGE } from "./scripts.ts";
+import { MERGE } from "./scripts/merge.ts";
 import { windowed } from "./windowed.ts";
 
 /** `items` in arrays of `size` (the last may be shorter). */
@@ -21,9 +21,9 @@ export function* slices<T>(items: Iterable<T>, size: number): Generator<T[]> {
 
 // Moves `ids` (those still merging) into the site; returns how many products are still merging.
 async function mergeChunk(ctx: StoreContext, keys: SiteKeys, token: string, ids: readonly string[]): Promise<number> {
-  const left = (await ctx.run(MERGE, keys, [token, ctx.lockTtlMs, ...ids])) as number;
-  if (left < 0) throw lostLock();
-  return left;
+  const reply = await ctx.call(MERGE, keys, { token, lockTtlMs: ctx.lockTtlMs, ids });
+  if (reply.outcome === "lost") throw lostLock();
+  return reply.left;
 }
 
 /** Folds a just-committed import into the site, given its ids; ends with a scan for any rest. */

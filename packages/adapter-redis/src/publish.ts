@@ -2,9 +2,12 @@
 // the two renaming scripts (COMMIT for the stage: keys, PUBLISH for an import's own keys).
 import type { ImportCounts } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
-import { evictedStaging, lostLock, unavailable } from "./errors.ts";
+import { lostLock, refused, unavailable } from "./errors.ts";
 import type { ImportKeys, ScriptKeys, SiteKeys } from "./keys.ts";
-import { COMMIT, PUBLISH, SITE_SIZE } from "./scripts.ts";
+import type { Reply } from "./lua.ts";
+import { COMMIT, type CommitArgs } from "./scripts/commit.ts";
+import { PUBLISH, type PublishArgs } from "./scripts/import-publish.ts";
+import { SITE_SIZE } from "./scripts/site-size.ts";
 
 /** What an import's adds counted, summed from their replies: numbers, never the ids. */
 export interface Tally {
@@ -43,54 +46,62 @@ export function countsOf(
 
 /** How many products the site holds, read under the lock `token` holds. */
 export async function siteSizeOf(ctx: StoreContext, keys: SiteKeys, token: string): Promise<number> {
-  const size = (await ctx.run(SITE_SIZE, keys, [token, ctx.lockTtlMs])) as number;
-  if (size < 0) throw lostLock();
-  return size;
+  const reply = await ctx.call(SITE_SIZE, keys, { token, lockTtlMs: ctx.lockTtlMs });
+  if (reply.outcome === "lost") throw lostLock();
+  return reply.size;
 }
 
 /**
- * Publishes a staging with the COMMIT script (`staged` products in it; `siteSize` when it holds
- * the site's whole next state). A lost reply leaves the outcome unknown, and the error says so.
+ * Publishes the stage: keys with the COMMIT script (`staged` products in them; `siteSize` when
+ * they hold the site's whole next state). A lost reply leaves the outcome unknown, and the error
+ * says so. Resolves to `merging` when the caller has the import to fold in.
  */
 export async function commit(
   ctx: StoreContext,
   keys: ImportKeys,
-  token: string,
-  [staged, siteSize]: [number, number | ""],
-): Promise<"done" | "merge"> {
-  let outcome: unknown;
+  args: Omit<CommitArgs, "lockTtlMs">,
+): Promise<"ok" | "merging"> {
+  let reply: Reply<typeof COMMIT>;
   try {
-    outcome = await ctx.run(COMMIT, keys, [token, ctx.lockTtlMs, staged, siteSize]);
+    reply = await ctx.call(COMMIT, keys, { ...args, lockTtlMs: ctx.lockTtlMs });
   } catch (error) {
     throw unavailable(error, "commit of the import", "unknown");
   }
-  if (outcome === "lost") throw lostLock();
-  if (outcome === "evicted") throw evictedStaging();
-  return outcome as "done" | "merge";
+  if (reply.outcome === "lost" || reply.outcome === "evicted") throw refused(reply);
+  return reply.outcome;
 }
 
 /**
  * Publishes the import by renaming its keys (PUBLISH), `dropped` of its products having been
  * taken out as unchanged; with `check`, only checks it (a dry run). A lost reply to a call that
- * may publish leaves the outcome unknown, and the error says so.
+ * may publish leaves the outcome unknown, and the error says so. Resolves to `merging` when the
+ * caller has the import to fold in, `occupied` when an `empty` publish found products.
  */
 export async function publish(
   ctx: StoreContext,
   keys: ScriptKeys,
   token: string,
-  where: "empty" | "replace" | "merge",
+  where: PublishArgs["where"],
   tally: Tally,
   { dropped = 0, siteSize = 0, check = false }: { dropped?: number; siteSize?: number; check?: boolean } = {},
-): Promise<"done" | "merge" | "occupied"> {
+): Promise<"ok" | "merging" | "occupied"> {
   const kept = tally.ids - dropped;
-  const args = [token, ctx.lockTtlMs, where, check ? "0" : "1", kept, tally.claimed - dropped, tally.chunks, siteSize];
-  let outcome: unknown;
+  const args: PublishArgs = {
+    token,
+    lockTtlMs: ctx.lockTtlMs,
+    where,
+    checkOnly: check,
+    products: kept,
+    skus: tally.claimed - dropped,
+    chunks: tally.chunks,
+    siteSize,
+  };
+  let reply: Reply<typeof PUBLISH>;
   try {
-    outcome = await ctx.run(PUBLISH, keys, args);
+    reply = await ctx.call(PUBLISH, keys, args);
   } catch (error) {
     throw unavailable(error, "commit of the import", check ? "nothing written" : "unknown");
   }
-  if (outcome === "lost") throw lostLock();
-  if (outcome === "evicted") throw evictedStaging();
-  return outcome as "done" | "merge" | "occupied";
+  if (reply.outcome === "lost" || reply.outcome === "evicted") throw refused(reply);
+  return reply.outcome;
 }

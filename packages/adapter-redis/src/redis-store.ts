@@ -1,6 +1,6 @@
 // createRedisStore: the CatalogStore facade over the scripts, the staged import and the client.
 import { setTimeout as sleep } from "node:timers/promises";
-import { CatalogError, type CatalogStore, decodeProduct, type Product } from "@catalog-kit/catalog-core";
+import { CatalogError, type CatalogStore, type Product } from "@catalog-kit/catalog-core";
 import { chunksOf } from "./chunk.ts";
 import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
@@ -11,7 +11,9 @@ import { listPage } from "./list.ts";
 import { removeWhenFree, whenFree } from "./lock.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
-import { FIND, FIND_MERGING, type REMOVE, UPSERT } from "./scripts.ts";
+import { FIND } from "./scripts/find.ts";
+import { FIND_MERGING } from "./scripts/find-merging.ts";
+import { UPSERT } from "./scripts/upsert.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
@@ -46,16 +48,12 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return value;
 }
 
-type Reply = (string | number)[];
-
-const isBusy = (reply: Reply) => reply[0] === "busy";
-
 /**
  * A `CatalogStore` in Redis or Redis Cluster. Each site's keys share one hash tag (`keys.ts`),
- * every step the contract calls atomic is one Lua script (`scripts.ts`), and imports larger
- * than one chunk, and every replace, are staged, then published in one O(1) step
- * (`staged-import.ts`); imports begun with `beginImport` wait in Redis, never in this process,
- * until their commit (`staged-stream.ts`); `list` reads pages from each site's id index
+ * every step the contract calls atomic is one Lua script (`scripts/`); an import that fits in
+ * one call is one UPSERT, and a larger one, or a replace, waits in Redis, never in this process,
+ * until its commit publishes it in one O(1) step (`staged-stream.ts`,
+ * `stream-commit.ts`); `list` reads pages from each site's id index
  * (`list.ts`). No command is ever sent twice (`connection.ts`); failures reject with
  * `STORAGE_UNAVAILABLE`.
  */
@@ -83,15 +81,19 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const ctx: StoreContext = {
     // While a slot migrates, Redis refuses scripts whose keys are not all on one node yet
     // (TRYAGAIN) before running anything: those are sent again until `busyTimeoutMs`.
-    async run(script, keys, args) {
+    async call(script, keys, args) {
+      const argv = script.encode(args);
       const deadline = Date.now() + busyTimeoutMs;
       for (let pause = 20; ; pause = Math.min(pause * 2, 200)) {
+        let raw: unknown;
         try {
-          return await bounded(connection, runScript(client, script, keys, args));
+          raw = await bounded(connection, runScript(client, script, keys, argv));
         } catch (error) {
           if (!slotMoving(error) || Date.now() + pause > deadline) throw error;
           await sleep(pause);
+          continue;
         }
+        return script.decode(raw);
       }
     },
     async scanFields(key, cursor, count, kind = "hash") {
@@ -131,11 +133,6 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
 
   const afterWrite = (keys: SiteKeys) => (replication ? replicated(connection, replication, keys.products) : undefined);
 
-  // The one-call writes wait out an import holding the site the same way.
-  function writeWhenFree(script: typeof UPSERT | typeof REMOVE, keys: SiteKeys, args: readonly (string | Buffer)[]) {
-    return whenFree(ctx, keys, async () => (await ctx.run(script, keys, args)) as Reply, isBusy);
-  }
-
   // An import that fits in one script call: one UPSERT, the fast path of small imports.
   async function upsertOnce(
     keys: SiteKeys,
@@ -146,17 +143,11 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     const first = chunks.next();
     if (first.done) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
     if (!chunks.next().done) return undefined;
-    const reply = await writeWhenFree(UPSERT, keys, [dryRun ? "1" : "0", ...first.value.args]);
-    if (reply[0] === "conflict") {
-      const conflicts = [];
-      for (let i = 1; i < reply.length; i += 3) {
-        conflicts.push({ sku: reply[i] as string, id: reply[i + 1] as string, heldBy: reply[i + 2] as string });
-      }
-      return { applied: false, conflicts };
-    }
-    const created = reply[1] as number;
-    const unchanged = reply[2] as number;
-    return { applied: true, counts: { created, updated: first.value.count - created - unchanged, unchanged } };
+    const chunk = first.value;
+    const reply = await whenFree(ctx, keys, () => ctx.call(UPSERT, keys, { dryRun, products: chunk }));
+    if (reply.outcome === "conflicts") return { applied: false, conflicts: reply.conflicts };
+    const { created, unchanged } = reply;
+    return { applied: true, counts: { created, updated: chunk.count - created - unchanged, unchanged } };
   }
 
   return {
@@ -174,9 +165,8 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     find: (site, key, by) =>
       operation("find", async () => {
         const keys = siteKeys(prefix, site);
-        let json = (await ctx.run(FIND, keys, [key, by ?? ""])) as string | null | string[];
-        if (Array.isArray(json)) json = (await ctx.run(FIND_MERGING, keys, [key, by ?? ""])) as string | null;
-        return json === null ? undefined : decodeProduct(json);
+        const found = await ctx.call(FIND, keys, { key, by });
+        return found.outcome === "ok" ? found.product : (await ctx.call(FIND_MERGING, keys, { key, by })).product;
       }),
 
     list(site, after, limit) {
@@ -192,10 +182,9 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         "remove",
         async () => {
           const keys = siteKeys(prefix, site);
-          const reply = await removeWhenFree(ctx, keys, [key, by ?? ""]);
+          const removed = await removeWhenFree(ctx, keys, { key, by });
           await afterWrite(keys);
-          if (reply.length < 2) return undefined;
-          return decodeProduct(reply[1] as string);
+          return removed.product;
         },
         "unknown",
       ),

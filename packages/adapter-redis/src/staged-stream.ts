@@ -20,7 +20,7 @@ import type { Outcome } from "./errors.ts";
 import { incomingKeys, type SiteKeys } from "./keys.ts";
 import { newToken } from "./lock.ts";
 import type { Tally } from "./publish.ts";
-import { ADD } from "./scripts.ts";
+import { ADD } from "./scripts/import-add.ts";
 import { commitIncoming } from "./stream-commit.ts";
 import { windowed } from "./windowed.ts";
 
@@ -79,11 +79,11 @@ function* runs(products: readonly Product[], positions: readonly number[]): Gene
   }
 }
 
-// Each chunk with the positions of its products, as one argument ("3 4 9").
-function* withPositions(chunks: Iterable<Chunk>, positions: readonly number[]): Generator<[Chunk, string]> {
+// Each chunk with the positions of its products.
+function* withPositions(chunks: Iterable<Chunk>, positions: readonly number[]): Generator<[Chunk, number[]]> {
   let from = 0;
   for (const chunk of chunks) {
-    yield [chunk, positions.slice(from, from + chunk.count).join(" ")];
+    yield [chunk, positions.slice(from, from + chunk.count)];
     from += chunk.count;
   }
 }
@@ -135,12 +135,12 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
     if (state === "broken") throw brokenByAdd();
     try {
       for (const [run, at] of runs(products, positions)) {
-        await windowed(withPositions(chunksOf(run, ctx.chunkSize), at), ctx.window, async ([chunk, where]) => {
-          const reply = (await ctx.run(ADD, keys, [ttlMs, ++sent, where, ...chunk.args])) as number[];
-          tally.ids += reply[0] as number;
-          tally.claimed += reply[1] as number;
-          tally.contested += reply[2] as number;
-          tally.unheld += reply[3] as number;
+        await windowed(withPositions(chunksOf(run, ctx.chunkSize), at), ctx.window, async ([products, positions]) => {
+          const added = await ctx.call(ADD, keys, { ttlMs, chunkNumber: ++sent, positions, products });
+          tally.ids += added.ids;
+          tally.claimed += added.claimed;
+          tally.contested += added.contested;
+          tally.unheld += added.unheld;
           tally.chunks += 1;
         });
       }

@@ -5,20 +5,24 @@
 // merging keys (or the import's keys in place of the site, for a replace).
 import { type CommitResult, combineConflicts, type SkuConflict, type WriteOptions } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
-import { evictedStaging, lostLock, unavailable } from "./errors.ts";
+import { evictedStaging, refused, unavailable } from "./errors.ts";
 import { type IncomingKeys, importKeys, type ScriptKeys, type SiteKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
+import type { Reply } from "./lua.ts";
 import { mergeAll, slices } from "./merge.ts";
 import { eachPage } from "./pages.ts";
 import { commit, countsOf, publish, siteSizeOf, stagingOf, type Tally } from "./publish.ts";
-import { CLAIMERS, HOLDERS, INCOMING_SIZES, JUDGE, SPANS, WHERE } from "./scripts.ts";
+import type { Unplaced } from "./reply.ts";
+import { CLAIMERS } from "./scripts/import-claimers.ts";
+import { HOLDERS } from "./scripts/import-holders.ts";
+import { JUDGE, type JudgeMode } from "./scripts/import-judge.ts";
+import { INCOMING_SIZES } from "./scripts/import-sizes.ts";
+import { SPANS } from "./scripts/import-spans.ts";
+import { WHERE } from "./scripts/import-where.ts";
 import { windowed } from "./windowed.ts";
 
 /** The keys a commit uses: the site's, its merging ones, the import's and the staging's of its lock. */
 type CommitKeys = ScriptKeys;
-
-/** A conflict found by judging, before its positions are looked up. */
-type Unplaced = Omit<SkuConflict, "position">;
 
 /** A conflict with the first position of its id, by which the answer is ordered (the order of the import). */
 type Ranked = SkuConflict & { readonly position: number; readonly first: number };
@@ -34,10 +38,15 @@ function ranked(conflicts: Ranked[]): SkuConflict[] {
  * whole keys, so any loss shows as a smaller key.
  */
 async function checkWhole(ctx: StoreContext, keys: IncomingKeys, tally: Tally, dropped = 0): Promise<void> {
-  const sizes = (await ctx.run(INCOMING_SIZES, keys, [])) as number[];
+  const sizes = await ctx.call(INCOMING_SIZES, keys, {});
   const kept = tally.ids - dropped;
-  const whole = [kept, kept, tally.claimed - dropped, kept, tally.chunks];
-  if (sizes.some((size, i) => size !== whole[i])) throw evictedStaging();
+  const whole =
+    sizes.products === kept &&
+    sizes.skuOf === kept &&
+    sizes.skus === tally.claimed - dropped &&
+    sizes.ids === kept &&
+    sizes.positions === tally.chunks;
+  if (!whole) throw evictedStaging();
 }
 
 /**
@@ -49,11 +58,11 @@ async function buildSpans(ctx: StoreContext, keys: IncomingKeys, tally: Tally, t
     for (let n = 2; n <= tally.chunks; n++) yield n;
   }
   // The first call creates in:spans; every later one checks that it is still there.
-  const first = (await ctx.run(SPANS, keys, [ttlMs, "1", 1])) as string[];
-  if (first[0] === "evicted") throw evictedStaging();
-  await windowed(slices(numbers(), 1), ctx.window, async (chunk) => {
-    const reply = (await ctx.run(SPANS, keys, [ttlMs, "0", ...chunk])) as string[];
-    if (reply[0] === "evicted") throw evictedStaging();
+  const first = await ctx.call(SPANS, keys, { ttlMs, first: true, chunks: [1] });
+  if (first.outcome === "evicted") throw refused(first);
+  await windowed(slices(numbers(), 1), ctx.window, async (chunks) => {
+    const reply = await ctx.call(SPANS, keys, { ttlMs, first: false, chunks });
+    if (reply.outcome === "evicted") throw refused(reply);
   });
 }
 
@@ -61,15 +70,11 @@ async function buildSpans(ctx: StoreContext, keys: IncomingKeys, tally: Tally, t
 async function placed(ctx: StoreContext, keys: IncomingKeys, conflicts: readonly Unplaced[]): Promise<SkuConflict[]> {
   const out: Ranked[] = [];
   await windowed(slices(conflicts, ctx.chunkSize), ctx.window, async (page) => {
-    const reply = (await ctx.run(
-      WHERE,
-      keys,
-      page.map(({ id }) => id),
-    )) as string[];
+    const { spans } = await ctx.call(WHERE, keys, { ids: page.map(({ id }) => id) });
     page.forEach((conflict, i) => {
-      const [first, last] = [reply[2 * i], reply[2 * i + 1]];
-      if (!first || !last) throw evictedStaging();
-      out.push({ ...conflict, position: Number(last), first: Number(first) });
+      const span = spans[i];
+      if (span === undefined) throw evictedStaging();
+      out.push({ ...conflict, position: span.last, first: span.first });
     });
   });
   return ranked(out);
@@ -83,13 +88,12 @@ async function placed(ctx: StoreContext, keys: IncomingKeys, conflicts: readonly
 async function claimConflicts(ctx: StoreContext, keys: IncomingKeys): Promise<SkuConflict[]> {
   const claimersOf = new Map<string, Map<string, [first: number, last: number]>>();
   await eachPage(ctx, keys.inSkuOf, async (ids) => {
-    const reply = (await ctx.run(CLAIMERS, keys, ids)) as string[];
-    for (let i = 0; i < reply.length; i += 4) {
-      if (reply[i + 2] === "" || reply[i + 3] === "") throw evictedStaging();
-      const sku = reply[i + 1] as string;
+    const reply = await ctx.call(CLAIMERS, keys, { ids });
+    for (const { id, sku, span } of reply.claimers) {
+      if (span === undefined) throw evictedStaging();
       let claimers = claimersOf.get(sku);
       if (claimers === undefined) claimersOf.set(sku, (claimers = new Map()));
-      claimers.set(reply[i] as string, [Number(reply[i + 2]), Number(reply[i + 3])]);
+      claimers.set(id, [span.first, span.last]);
     }
   });
   const conflicts: Ranked[] = [];
@@ -112,11 +116,11 @@ async function claimConflicts(ctx: StoreContext, keys: IncomingKeys): Promise<Sk
  * a page per call; the site is not read, so it needs no lock.
  */
 async function settleHolders(ctx: StoreContext, keys: IncomingKeys, ttlMs: number): Promise<void> {
-  for (let from = "-"; ; ) {
-    const reply = (await ctx.run(HOLDERS, keys, [ttlMs, from, ctx.chunkSize])) as (string | number)[];
-    if (reply[0] === "evicted") throw evictedStaging();
-    if ((reply[1] as number) < ctx.chunkSize) return;
-    from = `(${reply[2] as string}`;
+  for (let after: string | undefined; ; ) {
+    const reply: Reply<typeof HOLDERS> = await ctx.call(HOLDERS, keys, { ttlMs, after, limit: ctx.chunkSize });
+    if (reply.outcome === "evicted") throw refused(reply);
+    if (reply.seen < ctx.chunkSize) return;
+    after = reply.last;
   }
 }
 
@@ -143,26 +147,28 @@ async function judgeAndPublish(
   let judged = 0;
   let created = 0;
   let unchanged = 0;
-  let mode = dryRun || replace ? "none" : "auto";
+  let mode: JudgeMode = dryRun || replace ? "none" : "auto";
   let moved = 0;
   const conflicts: Unplaced[] = [];
-  for (let from = "-"; ; ) {
-    const args = [token, ctx.lockTtlMs, ttlMs, conflicts.length > 0 ? "none" : mode, replace ? "1" : "0"];
-    const reply = (await ctx.run(JUDGE, keys, [...args, from, ctx.chunkSize])) as (string | number)[];
-    if (reply[0] === "lost") throw lostLock();
-    if (reply[0] === "evicted") throw evictedStaging();
-    const page = reply[1] as number;
-    judged += page;
-    created += reply[2] as number;
-    unchanged += reply[3] as number;
-    if (reply[4] === "drop" || reply[4] === "copy") mode = reply[4];
-    moved += reply[5] as number;
-    for (let i = 7; i < reply.length; i += 3) {
-      const [sku, id, heldBy] = reply.slice(i, i + 3) as string[];
-      conflicts.push({ sku, id, heldBy } as Unplaced);
-    }
-    if (page < ctx.chunkSize) break;
-    from = `(${reply[6] as string}`;
+  for (let after: string | undefined; ; ) {
+    const reply: Reply<typeof JUDGE> = await ctx.call(JUDGE, keys, {
+      token,
+      lockTtlMs: ctx.lockTtlMs,
+      ttlMs,
+      mode: conflicts.length > 0 ? "none" : mode,
+      replace,
+      after,
+      limit: ctx.chunkSize,
+    });
+    if (reply.outcome !== "ok") throw refused(reply);
+    judged += reply.judged;
+    created += reply.created;
+    unchanged += reply.unchanged;
+    if (reply.mode === "drop" || reply.mode === "copy") mode = reply.mode;
+    moved += reply.moved;
+    for (const conflict of reply.conflicts) conflicts.push(conflict);
+    if (reply.judged < ctx.chunkSize) break;
+    after = reply.last;
   }
   // An evicted id index ends the walk early.
   if (judged !== tally.ids) throw evictedStaging();
@@ -173,9 +179,9 @@ async function judgeAndPublish(
   // PUBLISH and COMMIT check the keys they rename before they do.
   const outcome =
     mode === "copy"
-      ? await commit(ctx, keys, token, [moved, ""])
+      ? await commit(ctx, keys, { token, staged: moved })
       : await publish(ctx, keys, token, replace ? "replace" : "merge", tally, { dropped: moved, siteSize });
-  if (outcome === "merge") {
+  if (outcome === "merging") {
     // Committed: readers see the whole import already. If folding it in fails, the next writer
     // of the site finishes it, so the import has still succeeded.
     await mergeAll(ctx, keys, token).catch(() => {});
@@ -238,7 +244,7 @@ export async function commitIncoming(
     const result = await withLock(ctx, site, async (token) => {
       const keys: CommitKeys = { ...importKeys(site, token), ...incoming };
       const fast = await publish(ctx, keys, token, "empty", tally, { check: dryRun });
-      if (fast === "done") return { applied: true, counts: countsOf(tally.ids, tally.ids, 0, replace, 0) } as const;
+      if (fast === "ok") return { applied: true, counts: countsOf(tally.ids, tally.ids, 0, replace, 0) } as const;
       try {
         return await judgeAndPublish(ctx, keys, token, tally, options, ttlMs);
       } finally {

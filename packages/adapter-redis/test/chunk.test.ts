@@ -7,8 +7,8 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { type Chunk, chunksOf, MAX_CHUNK_CHARS } from "../src/chunk.ts";
 import { siteKeys } from "../src/keys.ts";
-import { runScript } from "../src/lua.ts";
-import { UPSERT } from "../src/scripts.ts";
+import { callScript } from "../src/lua.ts";
+import { UPSERT } from "../src/scripts/upsert.ts";
 import { product } from "./support/products.ts";
 
 // Ids, skus and text built from what the chunk format cuts on: quotes, backslashes, braces,
@@ -79,7 +79,11 @@ describeWithRedis("the chunk format in Lua", () => {
       const site = siteKeys("chunk:", { siteType: "t", siteId: "s" });
       const keys = [site.products, site.skus, site.skuOf];
       await client.del(...keys);
-      for (const chunk of chunksOf(batch, size)) await runScript(client, UPSERT, site, ["0", ...chunk.args]);
+      for (const chunk of chunksOf(batch, size)) {
+        expect(await callScript(client, UPSERT, site, { dryRun: false, products: chunk })).toMatchObject({
+          outcome: "ok",
+        });
+      }
       const [products, skus, skuOf] = await Promise.all(keys.map((k) => client.hgetall(k)));
       expect(products).toEqual(Object.fromEntries(batch.map((p) => [p.id, encodeProduct(p)])));
       expect(skus).toEqual(Object.fromEntries(batch.map((p) => [p.sku, p.id])));

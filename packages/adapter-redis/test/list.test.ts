@@ -6,8 +6,11 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
 import { checkKeyPrefix, INDEXED_FIELD, siteKeys } from "../src/keys.ts";
-import { runScript } from "../src/lua.ts";
-import { ACQUIRE, COMMIT, MERGE, PUBLISH } from "../src/scripts.ts";
+import { callScript } from "../src/lua.ts";
+import { ACQUIRE } from "../src/scripts/acquire.ts";
+import { COMMIT } from "../src/scripts/commit.ts";
+import { PUBLISH } from "../src/scripts/import-publish.ts";
+import { MERGE } from "../src/scripts/merge.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { leaveMerging } from "./support/merging.ts";
 import { product } from "./support/products.ts";
@@ -80,7 +83,7 @@ describeWithRedis("list and replace on Redis", () => {
     // and adds B, d and U+FFFF.
     const token = "committed000000000000000";
     const batch = [product("B", "s5"), product("c", "s6"), product("d", "s7"), product("\uffff", "s8")];
-    await runScript(admin, ACQUIRE, keys, [token, 300]);
+    await callScript(admin, ACQUIRE, keys, { token, lockTtlMs: 300 });
     await leaveMerging(admin, keys, batch);
 
     const expected = [...before.filter((p) => p.id !== "c"), ...batch].sort((x, y) => compareIds(x.id, y.id));

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
-import { PUBLISH } from "../src/scripts.ts";
+import { PUBLISH } from "../src/scripts/import-publish.ts";
 import { checkIndex, storedProducts } from "../src/testing/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";

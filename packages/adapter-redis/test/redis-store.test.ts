@@ -8,8 +8,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys.ts";
-import { runScript } from "../src/lua.ts";
-import { ACQUIRE, RELEASE } from "../src/scripts.ts";
+import { callScript } from "../src/lua.ts";
+import { ACQUIRE } from "../src/scripts/acquire.ts";
+import { RELEASE } from "../src/scripts/release.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { leaveMerging } from "./support/merging.ts";
 import { product } from "./support/products.ts";
@@ -143,13 +144,13 @@ describeWithRedis("Redis store on a standalone server", () => {
       const store = open({ busyTimeoutMs: 150 });
       const site = uniqueSite();
       await upsert(store, site, [product("a", "s")], write);
-      await runScript(admin, ACQUIRE, keysOf(site), ["someone-else", 60_000]);
+      await callScript(admin, ACQUIRE, keysOf(site), { token: "someone-else", lockTtlMs: 60_000 });
       for (const call of [upsert(store, site, [product("b", "t")], write), store.remove(site, "a")]) {
         expect(await rejection(call)).toMatchObject({ code: "STORAGE_UNAVAILABLE" });
       }
       expect(await store.find(site, "a")).toEqual(product("a", "s"));
       const waiting = upsert(store, site, [product("b", "t")], write);
-      await runScript(admin, RELEASE, keysOf(site), ["someone-else"]);
+      await callScript(admin, RELEASE, keysOf(site), { token: "someone-else" });
       expect(await waiting).toMatchObject({ applied: true });
     });
 
@@ -178,7 +179,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       const token = "abandoned0000000000000000";
       const staged = await open({ chunkSize: 1 }).beginImport(site, write);
       await staged.add([product("new", "s2"), product("old", "s3")], [1, 2]);
-      await runScript(admin, ACQUIRE, keys, [token, 300]);
+      await callScript(admin, ACQUIRE, keys, { token, lockTtlMs: 300 });
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await store.find(site, "s1", "sku")).toEqual(product("old", "s1"));
       expect(await upsert(store, site, [product("x", "s9")], write)).toMatchObject({ applied: true });
@@ -194,7 +195,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       const token = "committed000000000000000";
       // a and b swap skus, c takes a new one, d is new: committed, never merged, lock left to expire.
       const batch = [product("a", "s2"), product("b", "s1"), product("c", "s4"), product("d", "s3")];
-      await runScript(admin, ACQUIRE, keys, [token, 300]);
+      await callScript(admin, ACQUIRE, keys, { token, lockTtlMs: 300 });
       await leaveMerging(admin, keys, batch);
       const expectAll = async () => {
         for (const p of batch) {

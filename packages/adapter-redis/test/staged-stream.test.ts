@@ -12,8 +12,11 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
 import { checkKeyPrefix, type IncomingKeys, incomingKeys, LOCK_FIELD, siteKeys } from "../src/keys.ts";
-import { runScript } from "../src/lua.ts";
-import { ADD, COMMIT, PUBLISH, SPANS } from "../src/scripts.ts";
+import { callScript } from "../src/lua.ts";
+import { COMMIT } from "../src/scripts/commit.ts";
+import { ADD } from "../src/scripts/import-add.ts";
+import { PUBLISH } from "../src/scripts/import-publish.ts";
+import { SPANS } from "../src/scripts/import-spans.ts";
 import { INCOMING_TTL_MS } from "../src/staged-stream.ts";
 import { checkIndex, productIds } from "../src/testing/index.ts";
 import { type Argv, type FaultProxy, isScriptCall, mentions, startFaultProxy } from "./support/fault-proxy.ts";
@@ -522,9 +525,17 @@ describeWithRedis("beginImport on Redis", () => {
         await admin.del(keys[name]);
         const token = "evict-test";
         await admin.hset(keys.products, LOCK_FIELD, `${token} ${Date.now() + 60_000}`);
-        expect(await runScript(admin, PUBLISH, keys, [token, 10_000, "empty", "1", 1_000, 1_000, 4, 0])).toBe(
-          "evicted",
-        );
+        const publish = {
+          where: "empty",
+          checkOnly: false,
+          products: 1_000,
+          skus: 1_000,
+          chunks: 4,
+          siteSize: 0,
+        } as const;
+        expect(await callScript(admin, PUBLISH, keys, { token, lockTtlMs: 10_000, ...publish })).toEqual({
+          outcome: "evicted",
+        });
         expect(await productIds(admin, keysOf(site))).toEqual([]);
         expect(await admin.exists(keysOf(site).skus, keysOf(site).skuOf, keysOf(site).ids)).toBe(0);
         await admin.hdel(keys.products, LOCK_FIELD);
@@ -540,10 +551,14 @@ describeWithRedis("beginImport on Redis", () => {
     const staged = await store.beginImport(site, write);
     await addAll(staged, [range("id", 0, 500)]);
     const keys = await incomingOf(site);
-    expect(await runScript(admin, SPANS, keys, [60_000, "1", 1])).toEqual(["ok"]);
+    expect(await callScript(admin, SPANS, keys, { ttlMs: 60_000, first: true, chunks: [1] })).toEqual({
+      outcome: "ok",
+    });
     expect(await admin.hget(keys.inSpans, "id-3")).toBe("4 4");
     await admin.del(keys.inSpans);
-    expect(await runScript(admin, SPANS, keys, [60_000, "0", 2])).toEqual(["evicted"]);
+    expect(await callScript(admin, SPANS, keys, { ttlMs: 60_000, first: false, chunks: [2] })).toEqual({
+      outcome: "evicted",
+    });
     await staged.abort();
     expect(await stagingOf(site)).toEqual([]);
   });

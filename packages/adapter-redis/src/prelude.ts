@@ -1,0 +1,230 @@
+// The Lua every script of the store shares, ahead of its own: reading a chunk, the sku checks,
+// the writes, the site lock and its state fields, publishing a staging. script() in lua.ts puts it
+// in front of each script.
+import { INDEXED_FIELD, LOCK_FIELD, MERGING_FIELD } from "./keys.ts";
+
+// A Lua string literal holding `s`, control characters included.
+function lua(s: string): string {
+  return `'${s.replace(/[\u0000-\u001f'\\]/g, (c) => `\\${c.charCodeAt(0)}`)}'`;
+}
+
+// Helpers shared by the scripts. HMGET, HSET and HDEL take whole lists, a few thousand
+// arguments per call: Lua's unpack() stops at 8,000 values, and one call per field would cost
+// far more than the work it does.
+export const PRELUDE = `
+local LOCK, MERGING, INDEXED = ${lua(LOCK_FIELD)}, ${lua(MERGING_FIELD)}, ${lua(INDEXED_FIELD)}
+local BULK = 4000
+
+local function hmget(key, fields)
+  local out, n = {}, #fields
+  for i = 1, n, BULK do
+    local part = redis.call('HMGET', key, unpack(fields, i, math.min(i + BULK - 1, n)))
+    for j = 1, #part do out[i + j - 1] = part[j] end
+  end
+  return out
+end
+
+local function bulk(command, key, args)
+  local n = #args
+  for i = 1, n, BULK do redis.call(command, key, unpack(args, i, math.min(i + BULK - 1, n))) end
+end
+
+-- The products of a chunk (see chunk.ts), from ARGV[first] on: their count; the JSON array of
+-- their encodings, as JSON.stringify writes it; then index, id, sku of each product whose id or
+-- sku is escaped in its JSON. The array is cut where one object ends and the next begins with
+-- its id: a '{' followed by '"' never occurs inside a JSON string, whose quotes are escaped,
+-- and a product holds no nested object. Every other id and sku is the text between the quotes
+-- that follow '{"id":' and '"sku":', which come first in that order. One argument per chunk
+-- instead of three per product spares the client most of its work, and Lua never decodes JSON.
+local function products(first)
+  local n, s = tonumber(ARGV[first]), ARGV[first + 1]
+  local ids, skus, jsons, given = {}, {}, {}, {}
+  for k = first + 2, #ARGV, 3 do
+    local i = tonumber(ARGV[k])
+    given[i], ids[i], skus[i] = true, ARGV[k + 1], ARGV[k + 2]
+  end
+  local find, sub = string.find, string.sub
+  if sub(s, 1, 7) ~= '[{"id":' or sub(s, -2) ~= '}]' then error('malformed chunk') end
+  local at, last = 2, #s - 1
+  for i = 1, n do
+    local stop = find(s, '},{"id":', at, true)
+    if i == n then
+      if stop then error('malformed chunk: more products than counted') end
+      stop = last
+    elseif not stop then
+      error('malformed chunk: fewer products than counted')
+    end
+    jsons[i] = sub(s, at, stop)
+    if not given[i] then
+      local q = find(s, '"', at + 7, true)
+      ids[i] = sub(s, at + 7, q - 1)
+      local r = find(s, '"', q + 9, true)
+      skus[i] = sub(s, q + 9, r - 1)
+    end
+    at = stop + 2
+  end
+  return ids, skus, jsons, n
+end
+
+-- Skus held by a product of the site that is neither the claimant nor in this batch:
+-- a flat list of sku, id, heldBy.
+local function conflicts(skusKey, ids, skus, n)
+  local inbatch = {}
+  for i = 1, n do inbatch[ids[i]] = true end
+  local holders, out = hmget(skusKey, skus), {}
+  for i = 1, n do
+    local h = holders[i]
+    if h and h ~= ids[i] and not inbatch[h] then
+      out[#out + 1] = skus[i]
+      out[#out + 1] = ids[i]
+      out[#out + 1] = h
+    end
+  end
+  return out
+end
+
+-- Counts against the stored products; returns created, unchanged and the indexes to write.
+local function compare(productsKey, ids, jsons, n)
+  local olds, created, unchanged, changed = hmget(productsKey, ids), 0, 0, {}
+  for i = 1, n do
+    local old = olds[i]
+    if not old then created = created + 1 end
+    if old == jsons[i] then unchanged = unchanged + 1 else changed[#changed + 1] = i end
+  end
+  return created, unchanged, changed
+end
+
+-- Writes products into three hashes (products, skus, sku-of) and the id index beside them. Old
+-- skus are freed before new ones are set, and only when they still point at their product, so
+-- skus swapped inside a batch, or taken over by a product written earlier, land on their new
+-- holders.
+-- The first write is an HSET, a command Redis refuses when it is out of memory: a script's
+-- first write is where Redis may stop it, so an out-of-memory script stops having written
+-- nothing rather than running on past maxmemory.
+-- With fresh set, the hashes are known to hold none of the ids (staging), and nothing is freed.
+local function write(productsKey, skusKey, skuOfKey, idsKey, ids, skus, jsons, pick, fresh)
+  local oldSkus = fresh and {} or hmget(skuOfKey, ids)
+  local freeSkus, freeIds = {}, {}
+  for _, i in ipairs(pick) do
+    local old = oldSkus[i]
+    if old and old ~= skus[i] then
+      freeSkus[#freeSkus + 1] = old
+      freeIds[#freeIds + 1] = ids[i]
+    end
+  end
+  local gone = {}
+  if #freeSkus > 0 then
+    local holders = hmget(skusKey, freeSkus)
+    for i = 1, #freeSkus do
+      if holders[i] == freeIds[i] then gone[#gone + 1] = freeSkus[i] end
+    end
+  end
+  local byId, bySku, skuOf, index = {}, {}, {}, {}
+  for _, i in ipairs(pick) do
+    local id, sku = ids[i], skus[i]
+    byId[#byId + 1] = id
+    byId[#byId + 1] = jsons[i]
+    bySku[#bySku + 1] = sku
+    bySku[#bySku + 1] = id
+    skuOf[#skuOf + 1] = id
+    skuOf[#skuOf + 1] = sku
+    index[#index + 1] = 0
+    index[#index + 1] = id
+  end
+  bulk('HSET', productsKey, byId)
+  bulk('ZADD', idsKey, index)
+  bulk('HSET', skuOfKey, skuOf)
+  if #gone > 0 then bulk('HDEL', skusKey, gone) end
+  bulk('HSET', skusKey, bySku)
+end
+
+-- Milliseconds on Redis's clock, so that every process judges lock expiry the same way.
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The token of the import holding the site, or nil when the lock is free or expired.
+local function holder(productsKey)
+  local lock = redis.call('HGET', productsKey, LOCK)
+  if not lock then return nil end
+  local space = string.find(lock, ' ', 1, true)
+  if tonumber(string.sub(lock, space + 1)) <= now() then return nil end
+  return string.sub(lock, 1, space - 1)
+end
+
+-- Takes or renews the lock for ttl ms. An HSET: when Redis is out of memory, it stops the
+-- script here, before anything else is written.
+local function hold(productsKey, token, ttl)
+  redis.call('HSET', productsKey, LOCK, token .. ' ' .. (now() + tonumber(ttl)))
+end
+
+-- Publishes a staging (from: its products, skus, sku-of and ids keys, holding n products): in
+-- place of the site's four keys (site) when whole, else beside them as the merging keys
+-- (merging), which the caller folds in. Replaced keys are UNLINKed first: RENAME over a key would
+-- free it inline, on the main thread. A staging published whole carries the mark of a whole
+-- index into the site (every write of the staging kept its index). Then the lock is set again
+-- (on the new products hash, when whole), and a merge is marked on the site. Returns the
+-- outcome: 'ok' (published whole) or 'merging' (published beside the site).
+local function publish(from, site, merging, whole, n, token, ttl)
+  local into = merging
+  if whole then
+    redis.call('UNLINK', unpack(site))
+    into = site
+    if n > 0 then redis.call('HSET', from[3], INDEXED, '1') end
+  end
+  if n > 0 then
+    for i = 1, 4 do
+      redis.call('RENAME', from[i], into[i])
+      redis.call('PERSIST', into[i])
+    end
+  end
+  hold(site[1], token, ttl)
+  if whole then return 'ok' end
+  redis.call('HSET', site[1], MERGING, '1')
+  return 'merging'
+end
+
+-- Whether one-call writes must wait: an import holds the site, or one is still merging.
+local function busy(productsKey)
+  return holder(productsKey) ~= nil or redis.call('HEXISTS', productsKey, MERGING) == 1
+end
+
+-- How many products the site holds (its products hash also holds the state fields).
+local function size(productsKey)
+  local n = redis.call('HLEN', productsKey)
+  local state = redis.call('HMGET', productsKey, LOCK, MERGING)
+  if state[1] then n = n - 1 end
+  if state[2] then n = n - 1 end
+  return n
+end
+
+-- Whether a site's id index holds exactly the ids of its products hash. Equal sizes are not
+-- enough: a writer that does not keep the index (a version from before it) can remove one
+-- product and add another. The site's mark (see INDEXED_FIELD in keys.ts) says that the index
+-- was whole when it was set, and every writer since has kept it; an index found otherwise is
+-- rebuilt by list, which then sets the mark. With sizes set (the mark cannot be set: Redis is out
+-- of memory), equal sizes suffice, as they did before the mark.
+local function indexed(productsKey, idsKey, skuOfKey, sizes)
+  local n = size(productsKey)
+  if redis.call('ZCARD', idsKey) ~= n then return false end
+  return n == 0 or sizes or redis.call('HEXISTS', skuOfKey, INDEXED) == 1
+end
+
+-- Whether id a comes before id b in the order of their bytes, ZRANGEBYLEX's order. Lua's own
+-- string comparison follows the server's locale (Redis sets LC_COLLATE), so it is not used.
+local function before(a, b)
+  local byte = string.byte
+  for k = 1, math.min(#a, #b) do
+    local x, y = byte(a, k), byte(b, k)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+
+-- State fields are never product ids (ids hold no control characters): a key that starts like
+-- one matches nothing.
+local function reserved(key)
+  return string.byte(key, 1) == 0
+end
+`;
