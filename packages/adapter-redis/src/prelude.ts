@@ -31,11 +31,15 @@ end
 
 -- The products of a chunk (see chunk.ts), from ARGV[first] on: their count; the JSON array of
 -- their encodings, as JSON.stringify writes it; then index, id, sku of each product whose id or
--- sku is escaped in its JSON. The array is cut where one object ends and the next begins with
--- its id: a '{' followed by '"' never occurs inside a JSON string, whose quotes are escaped,
--- and a product holds no nested object. Every other id and sku is the text between the quotes
--- that follow '{"id":' and '"sku":', which come first in that order. One argument per chunk
--- instead of three per product spares the client most of its work, and Lua never decodes JSON.
+-- sku is escaped in its JSON. One argument per chunk instead of three per product spares the
+-- client most of its work, and Lua never decodes JSON. Nor does it rely on the order of a
+-- product's fields: inside a JSON string every quote is escaped, and a product holds no nested
+-- object, so
+-- * the array is cut at each '},{"' followed by a key: '},{"' occurs elsewhere only as a string
+--   that ends in '},{' and its closing quote, which ',', ':', ']' or '}' follows, never a key;
+-- * an id is the text between the quotes after '"id":"', which occurs once in a product: a
+--   quote, then a name, a quote and a colon, opens a key (a string's closing quote is followed
+--   by ',', ':', ']' or '}'), and no other key's name ends in '"id'. The same goes for '"sku":"'.
 local function products(first)
   local n, s = tonumber(ARGV[first]), ARGV[first + 1]
   local ids, skus, jsons, given = {}, {}, {}, {}
@@ -43,11 +47,17 @@ local function products(first)
     local i = tonumber(ARGV[k])
     given[i], ids[i], skus[i] = true, ARGV[k + 1], ARGV[k + 2]
   end
-  local find, sub = string.find, string.sub
-  if sub(s, 1, 7) ~= '[{"id":' or sub(s, -2) ~= '}]' then error('malformed chunk') end
+  local find, sub, byte = string.find, string.sub, string.byte
+  if sub(s, 1, 3) ~= '[{"' or sub(s, -2) ~= '}]' then error('malformed chunk') end
   local at, last = 2, #s - 1
   for i = 1, n do
-    local stop = find(s, '},{"id":', at, true)
+    local stop = find(s, '},{"', at, true)
+    while stop do
+      local c = byte(s, stop + 4)
+      -- Not ',', ':', ']' or '}': a key.
+      if c ~= 44 and c ~= 58 and c ~= 93 and c ~= 125 then break end
+      stop = find(s, '},{"', stop + 1, true)
+    end
     if i == n then
       if stop then error('malformed chunk: more products than counted') end
       stop = last
@@ -56,10 +66,10 @@ local function products(first)
     end
     jsons[i] = sub(s, at, stop)
     if not given[i] then
-      local q = find(s, '"', at + 7, true)
-      ids[i] = sub(s, at + 7, q - 1)
-      local r = find(s, '"', q + 9, true)
-      skus[i] = sub(s, q + 9, r - 1)
+      local q, r = find(s, '"id":"', at, true), find(s, '"sku":"', at, true)
+      if not q or not r or q > stop or r > stop then error('malformed chunk: a product without its id or sku') end
+      ids[i] = sub(s, q + 6, find(s, '"', q + 6, true) - 1)
+      skus[i] = sub(s, r + 7, find(s, '"', r + 7, true) - 1)
     end
     at = stop + 2
   end

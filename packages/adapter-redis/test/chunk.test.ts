@@ -1,4 +1,4 @@
-import { encodeProduct, type Product } from "@catalog-kit/catalog-core";
+import { encodeProduct, PRODUCT_FIELDS, type Product } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
@@ -12,13 +12,31 @@ import { UPSERT } from "../src/scripts/upsert.ts";
 import { product } from "./support/products.ts";
 
 // Ids, skus and text built from what the chunk format cuts on: quotes, backslashes, braces,
-// the very separator '},{"id":' and the key that follows an id, plus control characters
-// (escaped by JSON) and characters of two, three and four bytes in UTF-8.
+// the separator '},{"' (a string may end in '},{'), the keys Lua looks for, plus control
+// characters (escaped by JSON) and characters of two, three and four bytes in UTF-8.
 const tricky = fc
-  .array(fc.constantFrom('"', "\\", "{", "}", ",", ":", '},{"id":', '","sku":"', "\n", "\u0001", "é", "€", "😀", "a"), {
-    minLength: 1,
-    maxLength: 6,
-  })
+  .array(
+    fc.constantFrom(
+      '"',
+      "\\",
+      "{",
+      "}",
+      ",",
+      ":",
+      "},{",
+      '},{"id":',
+      '"id":"',
+      '","sku":"',
+      '"sku":"',
+      "\n",
+      "\u0001",
+      "é",
+      "€",
+      "😀",
+      "a",
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
   .map((parts) => parts.join(""));
 const key = fc.oneof(fc.stringMatching(/^[a-z0-9-]{1,12}$/), tricky);
 const trickyProduct = fc
@@ -86,6 +104,35 @@ describeWithRedis("the chunk format in Lua", () => {
       }
       const [products, skus, skuOf] = await Promise.all(keys.map((k) => client.hgetall(k)));
       expect(products).toEqual(Object.fromEntries(batch.map((p) => [p.id, encodeProduct(p)])));
+      expect(skus).toEqual(Object.fromEntries(batch.map((p) => [p.sku, p.id])));
+      expect(skuOf).toEqual(Object.fromEntries(batch.map((p) => [p.id, p.sku])));
+    },
+  );
+
+  // The chunk as chunk.ts sends it, but each product's fields in an order of its own.
+  const reordered = (batch: readonly Product[], orders: readonly (readonly string[])[]): Chunk => {
+    const jsons = batch.map((p, i) => JSON.stringify(p, orders[i] as string[]));
+    const args: (string | Buffer)[] = [String(batch.length), Buffer.from(`[${jsons.join(",")}]`)];
+    batch.forEach(({ id, sku }, i) => {
+      if (JSON.stringify(id) !== `"${id}"` || JSON.stringify(sku) !== `"${sku}"`) args.push(String(i + 1), id, sku);
+    });
+    return { args, count: batch.length };
+  };
+  const order = fc.shuffledSubarray([...PRODUCT_FIELDS], { minLength: PRODUCT_FIELDS.length });
+  test.prop([distinctSkus, fc.array(order, { minLength: 40, maxLength: 40 })], { numRuns: 60 })(
+    "Lua reads every id and sku whatever the order of a product's fields",
+    async (batch: Product[], orders) => {
+      const site = siteKeys("chunk:", { siteType: "t", siteId: "order" });
+      const keys = [site.products, site.skus, site.skuOf];
+      await client.del(...keys);
+      const chunk = reordered(batch, orders);
+      expect(await callScript(client, UPSERT, site, { dryRun: false, products: chunk })).toMatchObject({
+        outcome: "ok",
+      });
+      const [products, skus, skuOf] = await Promise.all(keys.map((k) => client.hgetall(k)));
+      expect(products).toEqual(
+        Object.fromEntries(batch.map((p, i) => [p.id, JSON.stringify(p, orders[i] as string[])])),
+      );
       expect(skus).toEqual(Object.fromEntries(batch.map((p) => [p.sku, p.id])));
       expect(skuOf).toEqual(Object.fromEntries(batch.map((p) => [p.id, p.sku])));
     },
