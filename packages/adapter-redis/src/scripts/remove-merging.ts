@@ -1,6 +1,6 @@
 // REMOVE_MERGING: REMOVE through an unfinished merge, deleting only, for when Redis is out of memory.
 import { script } from "../lua.ts";
-import type { RemoveArgs } from "./remove.ts";
+import { REMOVE_CALL } from "./remove.ts";
 
 /** REMOVE through a committed import that is still merging, without the lock. */
 export const REMOVE_MERGING = script({
@@ -52,9 +52,5 @@ end
 if size(K.products) == 0 then redis.call('HDEL', K.skuOf, INDEXED) end
 return {'ok', json}
 `,
-  args: ({ key, by }: RemoveArgs) => [key, by ?? ""],
-  replies: {
-    busy: null,
-    ok: (reply) => ({ product: reply.optionalProduct(0) }),
-  },
+  ...REMOVE_CALL,
 });

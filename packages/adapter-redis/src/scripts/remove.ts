@@ -1,12 +1,22 @@
 // REMOVE: one product by id or sku, deleted with its sku in one call.
 import type { KeyField } from "@catalog-kit/catalog-core";
 import { script } from "../lua.ts";
+import type { Payload } from "../reply.ts";
 
 /** What to remove: the product whose id is `key` (unless `by` is "sku"), else whose sku is. */
 export interface RemoveArgs {
   readonly key: string;
   readonly by?: KeyField | undefined;
 }
+
+/** The arguments and answers of both removes: the key and field in, the removed product out. */
+export const REMOVE_CALL = {
+  args: ({ key, by }: RemoveArgs) => [key, by ?? ""],
+  replies: {
+    busy: null,
+    ok: (reply: Payload) => ({ product: reply.optionalProduct(0) }),
+  },
+};
 
 /** Removes what FIND would return and frees its sku, in one atomic call. */
 export const REMOVE = script({
@@ -38,9 +48,5 @@ if sku and redis.call('HGET', K.skus, sku) == id then redis.call('HDEL', K.skus,
 if size(K.products) == 0 then redis.call('HDEL', K.skuOf, INDEXED) end
 return {'ok', json}
 `,
-  args: ({ key, by }: RemoveArgs) => [key, by ?? ""],
-  replies: {
-    busy: null,
-    ok: (reply) => ({ product: reply.optionalProduct(0) }),
-  },
+  ...REMOVE_CALL,
 });
