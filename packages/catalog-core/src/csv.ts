@@ -7,7 +7,7 @@ import { type CsvTable, isBlank, scanCsv } from "./csv-scanner.ts";
 import { isCatalogError } from "./errors.ts";
 import { Problems, type Reading, type RecordPart } from "./parse.ts";
 import { PRODUCT_FIELDS, REQUIRED_FIELDS } from "./product.ts";
-import { decodeText } from "./text.ts";
+import { decodeText, LONE_SURROGATE } from "./text.ts";
 
 /** A product field, as a CSV column names it. */
 export type Field = (typeof PRODUCT_FIELDS)[number];
@@ -122,7 +122,6 @@ export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY, firs
 // one is swapped for a private-use character the piece does not hold (same length, no line
 // break, so rows stay put), and a cell holding that character gets its lone surrogate back after
 // the scan, for the product schema to report at its row and column like any other bad cell.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const LONE = "\ud800";
 
 function unusedCharacter(text: string): string | undefined {

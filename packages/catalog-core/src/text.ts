@@ -5,7 +5,8 @@ import { isUtf8 } from "node:buffer";
 /** A streamed body: bytes (UTF-8) or text, in chunks of any size; a Node stream is one, an array too. */
 export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** A surrogate without its other half: a UTF-16 unit no UTF-8 can hold. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 // Text that is not well-formed cannot be UTF-8; its lone surrogates are written as the three
 // bytes UTF-8 would give them (WTF-8), which no UTF-8 decoder accepts and `decodeText` reads back.
@@ -31,7 +32,10 @@ const PIECE = 1 << 18;
 async function* pieces(source: ByteSource): AsyncGenerator<Uint8Array | string> {
   for await (const chunk of source) {
     if (chunk.length <= PIECE) yield chunk;
-    else for (let at = 0; at < chunk.length; at += PIECE) yield chunk.slice(at, at + PIECE);
+    else if (typeof chunk === "string")
+      for (let at = 0; at < chunk.length; at += PIECE) yield chunk.slice(at, at + PIECE);
+    // Views of the caller's bytes, never copies.
+    else for (let at = 0; at < chunk.length; at += PIECE) yield chunk.subarray(at, at + PIECE);
   }
 }
 
