@@ -66,10 +66,14 @@ local function products(first)
     end
     jsons[i] = sub(s, at, stop)
     if not given[i] then
-      local q, r = find(s, '"id":"', at, true), find(s, '"sku":"', at, true)
-      if not q or not r or q > stop or r > stop then error('malformed chunk: a product without its id or sku') end
-      ids[i] = sub(s, q + 6, find(s, '"', q + 6, true) - 1)
-      skus[i] = sub(s, r + 7, find(s, '"', r + 7, true) - 1)
+      -- Where encodeProduct puts them, id first and sku next, one match reads both.
+      local _, _, id, sku = find(s, '^{"id":"([^"]*)","sku":"([^"]*)"', at)
+      if not id then
+        local q, r = find(s, '"id":"', at, true), find(s, '"sku":"', at, true)
+        if not q or not r or q > stop or r > stop then error('malformed chunk: a product without its id or sku') end
+        id, sku = sub(s, q + 6, find(s, '"', q + 6, true) - 1), sub(s, r + 7, find(s, '"', r + 7, true) - 1)
+      end
+      ids[i], skus[i] = id, sku
     end
     at = stop + 2
   end

@@ -111,7 +111,9 @@ async function commitHeld(host: StreamHost, held: ImportStaging, dryRun: boolean
  */
 export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOptions, host: StreamHost): StagedImport {
   const { dryRun } = options;
-  const keys = incomingKeys(site, newToken());
+  // Named once something is staged: a small import never needs them.
+  let named: ReturnType<typeof incomingKeys> | undefined;
+  const incoming = () => (named ??= incomingKeys(site, newToken()));
   const ttlMs = Math.max(INCOMING_TTL_MS, 2 * ctx.lockTtlMs);
   const tally: Tally = { ids: 0, claimed: 0, contested: 0, unheld: 0, chunks: 0 };
   // The import while it fits in one call: what `add` was given, as given.
@@ -125,6 +127,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
   // Nothing to drop while nothing was sent: a small import costs its one call.
   const drop = async () => {
     if (sent === 0) return;
+    const keys = incoming();
     await ctx
       .drop([keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions, keys.inSpans])
       .catch(() => {});
@@ -136,7 +139,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
     try {
       for (const [run, at] of runs(products, positions)) {
         await windowed(withPositions(chunksOf(run, ctx.chunkSize), at), ctx.window, async ([products, positions]) => {
-          const added = await ctx.call(ADD, keys, { ttlMs, chunkNumber: ++sent, positions, products });
+          const added = await ctx.call(ADD, incoming(), { ttlMs, chunkNumber: ++sent, positions, products });
           tally.ids += added.ids;
           tally.claimed += added.claimed;
           tally.contested += added.contested;
@@ -166,7 +169,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       await release();
     }
     if (state === "broken") throw brokenByAdd();
-    return commitIncoming(ctx, site, keys, tally, options, ttlMs);
+    return commitIncoming(ctx, site, incoming(), tally, options, ttlMs);
   }
 
   return {

@@ -10,20 +10,20 @@ export const FIND_MERGING = script({
 --[[ find-merging: as find, for a site with a committed import still merging, which lies on
   top of the site: its products win, and a site sku whose holder is merging was freed by the
   import, unless the import gives it to someone.
-  Returns {"ok", the product's JSON}, or {"ok"} when none matches. ]]
+  Returns the product's JSON, or nil when none matches. ]]
 local key, by = ARGV[1], ARGV[2]
-if reserved(key) then return {'ok'} end
+if reserved(key) then return false end
 if by ~= 'sku' then
   local json = redis.call('HGET', K.mergingProducts, key) or redis.call('HGET', K.products, key)
-  if json then return {'ok', json} end
+  if json then return json end
 end
 if by ~= 'id' then
   local id = redis.call('HGET', K.mergingSkus, key)
-  if id then return {'ok', redis.call('HGET', K.mergingProducts, id)} end
+  if id then return redis.call('HGET', K.mergingProducts, id) end
   id = redis.call('HGET', K.skus, key)
-  if id and redis.call('HEXISTS', K.mergingProducts, id) == 0 then return {'ok', redis.call('HGET', K.products, id)} end
+  if id and redis.call('HEXISTS', K.mergingProducts, id) == 0 then return redis.call('HGET', K.products, id) end
 end
-return {'ok'}
+return false
 `,
   args: ({ key, by }: { key: string; by?: KeyField | undefined }) => [key, by ?? ""],
   replies: {

@@ -14,11 +14,11 @@ export const REMOVE_MERGING = script({
   list and the merge all see it gone; a merge left with nothing to fold in is ended. Writes only
   with HDEL, ZREM and UNLINK, which Redis allows when out of memory.
   ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)
-  Returns {"busy"} while an import holds the site; {"ok", json} with the removed product (as
-  find returned it), or {"ok"} when nothing matched. ]]
+  Returns {"busy"} while an import holds the site; the removed product's JSON (as
+  find returned it), or nil when nothing matched. ]]
 if holder(K.products) then return {'busy'} end
 local key, by = ARGV[1], ARGV[2]
-if reserved(key) then return {'ok'} end
+if reserved(key) then return false end
 local id, json = false, false
 if by ~= 'sku' then
   json = redis.call('HGET', K.mergingProducts, key) or redis.call('HGET', K.products, key)
@@ -34,7 +34,7 @@ if not id and by ~= 'id' then
   end
   if json then id = held end
 end
-if not id then return {'ok'} end
+if not id then return false end
 for _, layer in ipairs({
   {K.products, K.skus, K.skuOf, K.ids},
   {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds},
@@ -50,7 +50,7 @@ if redis.call('HLEN', K.mergingProducts) == 0 then
   redis.call('HDEL', K.products, MERGING)
 end
 if size(K.products) == 0 then redis.call('HDEL', K.skuOf, INDEXED) end
-return {'ok', json}
+return json
 `,
   ...REMOVE_CALL,
 });

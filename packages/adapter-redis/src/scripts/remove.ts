@@ -25,28 +25,28 @@ export const REMOVE = script({
   lua: `
 --[[ remove: deletes the product whose id, else sku, is ARGV[1], and frees its sku.
   ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)
-  Returns {"busy"} while an import holds the site or is merging; {"ok", json} with the removed
-  product, or {"ok"} when nothing matched. The last product takes the site's index mark with it,
+  Returns {"busy"} while an import holds the site or is merging; the removed
+  product's JSON, or nil when nothing matched. The last product takes the site's index mark with it,
   so that an empty site leaves no key behind. ]]
 if busy(K.products) then return {'busy'} end
 local key, by = ARGV[1], ARGV[2]
-if reserved(key) then return {'ok'} end
+if reserved(key) then return false end
 local id = false
 if by ~= 'sku' and redis.call('HEXISTS', K.products, key) == 1 then
   id = key
 elseif by ~= 'id' then
   id = redis.call('HGET', K.skus, key)
 end
-if not id then return {'ok'} end
+if not id then return false end
 local json = redis.call('HGET', K.products, id)
-if not json then return {'ok'} end
+if not json then return false end
 local sku = redis.call('HGET', K.skuOf, id)
 redis.call('HDEL', K.products, id)
 redis.call('HDEL', K.skuOf, id)
 redis.call('ZREM', K.ids, id)
 if sku and redis.call('HGET', K.skus, sku) == id then redis.call('HDEL', K.skus, sku) end
 if size(K.products) == 0 then redis.call('HDEL', K.skuOf, INDEXED) end
-return {'ok', json}
+return json
 `,
   ...REMOVE_CALL,
 });
