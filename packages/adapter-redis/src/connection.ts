@@ -130,6 +130,9 @@ export function connect(options: RedisConnection): Connection {
   return { client, owned: true, onClose, detach: () => {} };
 }
 
+// The wait of each client still connecting, shared by every caller.
+const firstConnect = new WeakMap<Redis | Cluster, Promise<void>>();
+
 /**
  * Resolves when the client can take commands now. A client still making its first connection
  * gets a short wait; a client that lost its connection fails at once, so that nothing waits in
@@ -142,25 +145,33 @@ export async function whenReady(connection: Connection): Promise<void> {
   if (client.status !== "wait" && client.status !== "connecting" && client.status !== "connect") {
     throw new CatalogError("STORAGE_UNAVAILABLE", `Redis is not connected (${client.status})`);
   }
-  await new Promise<void>((resolve, reject) => {
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      client.off("ready", onReady);
-      client.off("close", onClose);
-      client.off("end", onClose);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReady = () => done();
-    const onClose = () => done(new CatalogError("STORAGE_UNAVAILABLE", "Redis refused or dropped the connection"));
-    const timer = setTimeout(
-      () => done(new CatalogError("STORAGE_UNAVAILABLE", `Redis did not answer within ${FIRST_CONNECT_WAIT_MS} ms`)),
-      FIRST_CONNECT_WAIT_MS,
-    );
-    client.once("ready", onReady);
-    client.once("close", onClose);
-    client.once("end", onClose);
-  });
+  // Callers that arrive while the client connects share one wait: a listener each would trip
+  // Node's warning past ten callers, however legitimately many are in flight.
+  let waiting = firstConnect.get(client);
+  if (waiting === undefined) {
+    waiting = new Promise<void>((resolve, reject) => {
+      const done = (error?: Error) => {
+        clearTimeout(timer);
+        firstConnect.delete(client);
+        client.off("ready", onReady);
+        client.off("close", onClose);
+        client.off("end", onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onReady = () => done();
+      const onClose = () => done(new CatalogError("STORAGE_UNAVAILABLE", "Redis refused or dropped the connection"));
+      const timer = setTimeout(
+        () => done(new CatalogError("STORAGE_UNAVAILABLE", `Redis did not answer within ${FIRST_CONNECT_WAIT_MS} ms`)),
+        FIRST_CONNECT_WAIT_MS,
+      );
+      client.once("ready", onReady);
+      client.once("close", onClose);
+      client.once("end", onClose);
+    });
+    firstConnect.set(client, waiting);
+  }
+  await waiting;
 }
 
 /**

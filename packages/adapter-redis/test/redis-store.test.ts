@@ -54,6 +54,23 @@ describeWithRedis("Redis store on a standalone server", () => {
       for (const store of stores) await store.close();
     });
 
+    test("many calls on a store still connecting share one wait: no listener warning", async () => {
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on("warning", onWarning);
+      try {
+        const store = open();
+        const site = uniqueSite();
+        const found = await Promise.all(Array.from({ length: 40 }, (_, i) => store.find(site, `p${i}`)));
+        expect(found.every((product) => product === undefined)).toBe(true);
+        // Node emits the warning on the next tick.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
+      } finally {
+        process.off("warning", onWarning);
+      }
+    });
+
     test("products, skus and sku-of hold what the key layout documents", async () => {
       const store = open();
       const site = { siteType: "shop{1}", siteId: "a:b%" };
