@@ -1,7 +1,7 @@
 // Who may start reading an import body: a few bodies per token, and a byte budget for all, so no
 // token stalls the others.
 import type { IncomingMessage } from "node:http";
-import { ClientGoneError } from "./body.ts";
+import { ClientGoneError } from "./body-stream.ts";
 
 /** Default of `HandlerOptions.maxUploadsPerToken`. */
 export const DEFAULT_MAX_UPLOADS_PER_TOKEN = 2;

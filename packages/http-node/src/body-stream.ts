@@ -1,16 +1,72 @@
-// Reading a request body as a stream: decoded (gzip) and counted while it arrives, cut off past
-// its limit or when silent, handed on chunk by chunk with backpressure.
+// Reading a request body, the one way it is done: decoded (gzip) and counted while it arrives,
+// cut off past its limit, when silent or when the client leaves, handed on chunk by chunk with
+// backpressure. A body read whole is this stream, collected.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { askedToContinue, ClientGoneError, invalidEncoding, tooLarge } from "./body.ts";
 import { HttpError } from "./problem.ts";
 
 /** Default of `HandlerOptions.maxStreamBytes`: 1 GiB. */
 export const DEFAULT_MAX_STREAM_BYTES = 1_073_741_824;
+/** Default of `HandlerOptions.bodyIdleTimeoutMs`: a body silent this long is cut off. */
+export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 10_000;
 
 // Chunks decoded ahead of the reader before the body is paused: about half a megabyte.
 const HIGH_WATER = 8;
+
+/** The client went away before its body arrived: there is nobody to answer. */
+export class ClientGoneError extends Error {
+  override name = "ClientGoneError";
+}
+
+/** The `PAYLOAD_TOO_LARGE` error of a body past `limit` bytes, of which `received` were seen. */
+export function tooLarge(limit: number, received: number): HttpError {
+  return new HttpError(
+    "PAYLOAD_TOO_LARGE",
+    `The request body may be at most ${limit} bytes; this one has ${received}`,
+    {
+      limit,
+      received,
+    },
+  );
+}
+
+/** The `INVALID_ENCODING` error of a body that does not decode as its Content-Encoding says. */
+export function invalidEncoding(cause: unknown): HttpError {
+  const reason = cause instanceof Error ? cause.message : "corrupt data";
+  return new HttpError("INVALID_ENCODING", "The request body is not valid gzip", { problems: [{ message: reason }] });
+}
+
+/**
+ * Throws `PAYLOAD_TOO_LARGE` when the declared Content-Length is over the limit, so that such a
+ * body is refused before a byte of it is read; returns the declared length (`NaN` when none or
+ * not a number is declared).
+ */
+export function checkDeclaredSize(req: IncomingMessage, limit: number): number {
+  const declared = Number(req.headers["content-length"]);
+  if (declared > limit) throw tooLarge(limit, declared);
+  return declared;
+}
+
+// Under startServer, a client that asked to wait (Expect: 100-continue) is told to send only now,
+// after its token, content type and size were accepted. Node already did it otherwise.
+function askedToContinue(req: IncomingMessage, res: ServerResponse): void {
+  if (req.headers.expect?.toLowerCase() === "100-continue" && !(res as { _sent100?: boolean })._sent100) {
+    res.writeContinue();
+  }
+}
+
+/** How a body is read. */
+export interface BodyRead {
+  /** Bytes the body may have, received and decoded alike. */
+  readonly limit: number;
+  /** Milliseconds it may send nothing while nothing waits to be read. */
+  readonly idleMs: number;
+  /** Whether it is gzip (`isGzip`), decoded as it arrives. */
+  readonly gzip: boolean;
+  /** Kept up to date with the count of bytes received (before decoding), chunk by chunk. */
+  readonly tally?: { bytes: number };
+}
 
 /**
  * The body as an async iterable of Buffers, decoded when `gzip`. Both the bytes received and
@@ -18,18 +74,12 @@ const HIGH_WATER = 8;
  * `PAYLOAD_TOO_LARGE` and decoding stops at once (a gzip bomb costs one chunk). A body silent for
  * `idleMs` fails with `REQUEST_TIMEOUT`, a client gone with `ClientGoneError`, corrupt gzip with
  * `INVALID_ENCODING`. Ending the iteration early stops reading, leaving the connection able to
- * carry an answer. `onReceived` hears the count of bytes received so far, chunk by chunk.
+ * carry an answer. Reading starts at once, after a 100 Continue when the client waits for one.
  */
-export function streamBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  limit: number,
-  idleMs: number,
-  gzip: boolean,
-  onReceived?: (bytes: number) => void,
-): AsyncIterable<Buffer> {
+export function streamBody(req: IncomingMessage, res: ServerResponse, read: BodyRead): AsyncIterable<Buffer> {
+  const { limit, idleMs, tally } = read;
   askedToContinue(req, res);
-  const gunzip = gzip ? createGunzip() : undefined;
+  const gunzip = read.gzip ? createGunzip() : undefined;
   const source: Readable = gunzip ?? req;
   const queue: Buffer[] = [];
   let received = 0;
@@ -64,9 +114,10 @@ export function streamBody(
     wake?.();
   }
   function onRaw(chunk: Buffer): void {
+    // Refreshed, not re-created: a timer per chunk would cost more than the chunk.
     idle.refresh();
     received += chunk.length;
-    onReceived?.(received);
+    if (tally !== undefined) tally.bytes = received;
     if (received > limit) fail(tooLarge(limit, received));
   }
   function onData(chunk: Buffer): void {
@@ -123,4 +174,18 @@ export function streamBody(
       },
     }),
   };
+}
+
+/**
+ * The whole body as one Buffer: `streamBody`, collected, under the same rules. A body that grows
+ * past the limit is refused as soon as it does, and the rest is never read.
+ */
+export async function readBody(req: IncomingMessage, res: ServerResponse, read: BodyRead): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of streamBody(req, res, read)) {
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
 }

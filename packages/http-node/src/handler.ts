@@ -18,19 +18,15 @@ import {
 import type { AccessToken } from "./access-token.ts";
 import { createAdmission, DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";
 import { createAuthenticator, type Grant, resolveSite } from "./auth.ts";
+import { DEFAULT_MAX_BODY_BYTES, isGzip, mediaType, parseJson, requireJson } from "./body.ts";
 import {
   ClientGoneError,
   checkDeclaredSize,
   DEFAULT_BODY_IDLE_TIMEOUT_MS,
-  DEFAULT_MAX_BODY_BYTES,
-  gunzipBody,
-  isGzip,
-  mediaType,
-  parseJson,
+  DEFAULT_MAX_STREAM_BYTES,
   readBody,
-  requireJson,
-} from "./body.ts";
-import { DEFAULT_MAX_STREAM_BYTES, streamBody } from "./body-stream.ts";
+  streamBody,
+} from "./body-stream.ts";
 import { listFormat, parseLimit, sendExport, sendPage } from "./browse.ts";
 import { readEnvelope } from "./envelope.ts";
 import { createLimiter } from "./limiter.ts";
@@ -295,10 +291,10 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     // and bytes of the budget, never the limiter's slots that every token's imports need.
     const release = await admission.admit(grant, Number.isSafeInteger(declared) ? declared : maxBodyBytes, req);
     try {
-      const raw = await readBody(req, res, maxBodyBytes, idleMs);
-      note.import = { format: kind === "csv" ? "csv" : "json", bytes: raw.length };
-      const body = gzip ? await gunzipBody(raw, maxBodyBytes) : raw;
-      await imports.run(() => applyImport(req, res, grant, kind, options, body, requestId, note.import));
+      const record: ImportRecord = { format: kind === "csv" ? "csv" : "json", bytes: 0 };
+      const body = await readBody(req, res, { limit: maxBodyBytes, idleMs, gzip, tally: record });
+      note.import = record;
+      await imports.run(() => applyImport(req, res, grant, kind, options, body, requestId, record));
     } finally {
       release();
     }
@@ -335,9 +331,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const record: ImportRecord = { format, bytes: 0 };
     note.import = record;
     try {
-      const body = streamBody(req, res, maxStreamBytes, idleMs, gzip, (bytes) => {
-        record.bytes = bytes;
-      });
+      const body = streamBody(req, res, { limit: maxStreamBytes, idleMs, gzip, tally: record });
       record.summary = await catalog.importStream(site, body, options);
       sendJson(res, summaryText(record.summary), requestId);
     } finally {

@@ -2,8 +2,8 @@
 export { type AccessLog, type AccessLogOptions, createAccessLog, formatAccessLog } from "./access-log.ts";
 export type { AccessToken } from "./access-token.ts";
 export { DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";
-export { DEFAULT_BODY_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "./body.ts";
-export { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
+export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+export { DEFAULT_BODY_IDLE_TIMEOUT_MS, DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 export {
   type AccessLogEntry,
   type CatalogHandler,
