@@ -1,6 +1,7 @@
-// Token lookup in constant time, and what a token's grant covers: its sites and its default site.
+// Token lookup in constant time, and what a token's grant covers: its sites and its default site
+// (site-access.ts weighs them for a request).
 import { hash, timingSafeEqual } from "node:crypto";
-import { CatalogError, type Site, siteKey, siteNotFound } from "@catalog-kit/catalog-core";
+import { type Site, siteKey } from "@catalog-kit/catalog-core";
 import { type AccessToken, HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
 import { HttpError } from "./problem.ts";
 
@@ -71,30 +72,4 @@ export function createAuthenticator(tokens: readonly AccessToken[]): Authenticat
     if (known === undefined) matched.set(presented, digest);
     return grant;
   };
-}
-
-/**
- * The site of an import: the one the body names (if the token covers it), else the token's default
- * site; `SITE_REQUIRED` when neither can be had or only one of siteId and siteType is given.
- */
-export function resolveSite(grant: Grant, siteId: string | undefined, siteType: string | undefined): Site {
-  if (siteId === undefined && siteType === undefined) {
-    if (grant.defaultSite !== undefined) return grant.defaultSite;
-    const message = "Required: this token has no default site";
-    throw new CatalogError("SITE_REQUIRED", "Give siteId and siteType: this token has no default site", {
-      problems: [
-        { pointer: "/siteId", message },
-        { pointer: "/siteType", message },
-      ],
-    });
-  }
-  if (siteId === undefined || siteType === undefined) {
-    const [missing, given] = siteId === undefined ? ["siteId", "siteType"] : ["siteType", "siteId"];
-    throw new CatalogError("SITE_REQUIRED", `Give both siteId and siteType, or neither; ${missing} is missing`, {
-      problems: [{ pointer: `/${missing}`, message: `Required when ${given} is given` }],
-    });
-  }
-  const site: Site = { siteId, siteType };
-  if (!grant.covers(site)) throw siteNotFound(site);
-  return site;
 }

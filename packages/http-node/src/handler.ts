@@ -10,14 +10,12 @@ import {
   type ImportSummary,
   isCatalogError,
   type LookupOptions,
-  type Site,
   type StreamFormat,
-  siteNotFound,
   toProductView,
 } from "@catalog-kit/catalog-core";
 import type { AccessToken } from "./access-token.ts";
 import { createAdmission, DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";
-import { createAuthenticator, type Grant, resolveSite } from "./auth.ts";
+import { createAuthenticator, type Grant } from "./auth.ts";
 import { DEFAULT_MAX_BODY_BYTES, isGzip, mediaType, parseJson, requireJson } from "./body.ts";
 import {
   ClientGoneError,
@@ -34,6 +32,7 @@ import { buildOpenApi } from "./openapi.ts";
 import { HttpError, isInternal, type ProblemEntry, sendProblem, toProblem } from "./problem.ts";
 import { acceptRequestId, createRequestIds } from "./request-id.ts";
 import { type Action, ALLOW, actionOf, decodeProductId, matchRoute, parseFlag, parseQuery, pathOf } from "./routes.ts";
+import { checkSiteQuery, siteFor } from "./site-access.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 /** One line of the access log: never the token, never the query string. */
@@ -160,14 +159,6 @@ function importOptions(query: Readonly<Record<string, string>>): BulkImportOptio
   return query.mode === undefined ? { dryRun, allowEmpty } : { dryRun, allowEmpty, mode: query.mode as ImportMode };
 }
 
-// The site a lookup or a list names in its query: both parameters are required there.
-function querySite(siteId: string | undefined, siteType: string | undefined, problems: ProblemEntry[] = []): Site {
-  if (!siteId) problems.push({ parameter: "siteId", message: "Query parameter siteId is required" });
-  if (!siteType) problems.push({ parameter: "siteType", message: "Query parameter siteType is required" });
-  if (problems.length > 0) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
-  return { siteId: siteId as string, siteType: siteType as string };
-}
-
 // A body the handler did not read would otherwise be drained after the answer: close instead.
 function bodyPending(req: IncomingMessage): boolean {
   if (req.complete) return false;
@@ -243,9 +234,9 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     if (by !== undefined && by !== "id" && by !== "sku") {
       problems.push({ parameter: "by", message: "Query parameter by must be id or sku" });
     }
-    const site = querySite(siteId, siteType, problems);
+    checkSiteQuery(siteId, siteType, problems);
     const key = decodeProductId(rawId);
-    if (!grant.covers(site)) throw siteNotFound(site);
+    const site = siteFor(grant, siteId, siteType);
     const lookupOptions = by === undefined ? ANY_FIELD : by === "id" ? BY_ID : BY_SKU;
     if (remove) {
       const product = await catalog.deleteProduct(site, key, lookupOptions);
@@ -259,8 +250,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
   async function list(req: IncomingMessage, res: ServerResponse, grant: Grant, query: string, requestId: string) {
     const format = listFormat(req.headers.accept);
     const params = parseQuery(query, format === "json" ? LIST_QUERY : EXPORT_QUERY);
-    const site = querySite(params.siteId, params.siteType);
-    if (!grant.covers(site)) throw siteNotFound(site);
+    checkSiteQuery(params.siteId, params.siteType);
+    const site = siteFor(grant, params.siteId, params.siteType);
     if (format !== "json") return sendExport(catalog, res, site, format, requestId);
     const limit = parseLimit(params.limit);
     const options = {
@@ -323,8 +314,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     }
     if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
     const options = { ...importOptions(params), format };
-    const site = resolveSite(grant, siteId, siteType);
-    if (!catalog.hasSite(site)) throw siteNotFound(site);
+    // Refused before a byte is read: the catalog would say so only once it reads the body.
+    const site = siteFor(grant, siteId, siteType, catalog);
     const gzip = isGzip(req);
     checkDeclaredSize(req, maxStreamBytes);
     const release = await admission.admit(grant, STREAM_RESERVATION, req);
@@ -355,7 +346,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       if (envelope.problems.length > 0) {
         throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
       }
-      const site = resolveSite(grant, envelope.siteId, envelope.siteType);
+      const site = siteFor(grant, envelope.siteId, envelope.siteType);
       const summary =
         kind === "bulk"
           ? await catalog.importProducts(site, envelope.payload, options)

@@ -1,0 +1,53 @@
+// Which site a request may use: the one place that weighs a token's sites, its default site and,
+// when asked, the sites that exist, for every route. A site the token does not cover gets exactly
+// the answer of a site that does not exist.
+import { type Catalog, CatalogError, type Site, siteNotFound } from "@catalog-kit/catalog-core";
+import type { Grant } from "./auth.ts";
+import type { ProblemEntry } from "./problem.ts";
+
+/**
+ * The site a request may use: the one it names, if the token covers it, else the token's default
+ * site when it names none. `SITE_REQUIRED` when neither can be had or only one of siteId and
+ * siteType is given; `SITE_NOT_FOUND` for a site the token does not cover or, given `catalog`
+ * (for a body read before the catalog is called), one that does not exist.
+ */
+export function siteFor(
+  grant: Grant,
+  siteId: string | undefined,
+  siteType: string | undefined,
+  catalog?: Pick<Catalog, "hasSite">,
+): Site {
+  if (siteId === undefined && siteType === undefined) {
+    if (grant.defaultSite !== undefined) return grant.defaultSite;
+    const message = "Required: this token has no default site";
+    throw new CatalogError("SITE_REQUIRED", "Give siteId and siteType: this token has no default site", {
+      problems: [
+        { pointer: "/siteId", message },
+        { pointer: "/siteType", message },
+      ],
+    });
+  }
+  if (siteId === undefined || siteType === undefined) {
+    const [missing, given] = siteId === undefined ? ["siteId", "siteType"] : ["siteType", "siteId"];
+    throw new CatalogError("SITE_REQUIRED", `Give both siteId and siteType, or neither; ${missing} is missing`, {
+      problems: [{ pointer: `/${missing}`, message: `Required when ${given} is given` }],
+    });
+  }
+  const site: Site = { siteId, siteType };
+  if (!grant.covers(site) || (catalog !== undefined && !catalog.hasSite(site))) throw siteNotFound(site);
+  return site;
+}
+
+/**
+ * Checks the site parameters of a lookup or a list, where both are required: each missing (or
+ * empty) one joins `problems`, the query's others, in one `VALIDATION_FAILED`.
+ */
+export function checkSiteQuery(
+  siteId: string | undefined,
+  siteType: string | undefined,
+  problems: ProblemEntry[] = [],
+): void {
+  if (!siteId) problems.push({ parameter: "siteId", message: "Query parameter siteId is required" });
+  if (!siteType) problems.push({ parameter: "siteType", message: "Query parameter siteType is required" });
+  if (problems.length > 0) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
+}
