@@ -13,6 +13,9 @@ export interface Grant {
   readonly defaultSite: Site | undefined;
 }
 
+/** The grant of a request that needs no token (health, this document): it covers no site. */
+export const NO_GRANT: Grant = { covers: () => false, defaultSite: undefined };
+
 interface Entry extends Grant {
   readonly digest: Buffer;
 }

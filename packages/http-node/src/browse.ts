@@ -1,38 +1,17 @@
 // Seeing what a site holds over HTTP: a page of products as JSON, or the whole site streamed as
-// an import file (CSV or NDJSON), chosen by the Accept header.
+// an import file (CSV or NDJSON), as the Accept header chose (the route table's exports).
 import type { ServerResponse } from "node:http";
 import { setImmediate } from "node:timers/promises";
 import { type Catalog, LIST_LIMIT, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
-import { invalidQuery } from "./routes.ts";
+import type { RequestContext } from "./context.ts";
+import { invalidQuery } from "./request-target.ts";
+import { checkSiteQuery, siteFor } from "./site-access.ts";
 import { sendJson } from "./success.ts";
-
-/** What a list request asks for: a JSON page, or an export in an import format. */
-export type ListFormat = "json" | StreamFormat;
-
-const TYPES: Readonly<Record<string, ListFormat>> = {
-  "application/json": "json",
-  "text/csv": "csv",
-  "application/x-ndjson": "ndjson",
-  "application/jsonl": "ndjson",
-};
 
 const CONTENT_TYPE: Readonly<Record<StreamFormat, string>> = {
   csv: "text/csv; charset=utf-8",
   ndjson: "application/x-ndjson",
 };
-
-/**
- * The format an Accept header asks for: the first of its media types that the list offers, in
- * the order given (quality values are not weighed); JSON when none is named, or only `*\/*`.
- */
-export function listFormat(accept: string | undefined): ListFormat {
-  for (const part of (accept ?? "").split(",")) {
-    const type = part.split(";", 1)[0]?.trim().toLowerCase() ?? "";
-    const format = TYPES[type];
-    if (format !== undefined) return format;
-  }
-  return "json";
-}
 
 /** Reads the `limit` query parameter: absent, or an integer the catalog then checks (`LIST_LIMIT`). */
 export function parseLimit(value: string | undefined): number | undefined {
@@ -101,4 +80,19 @@ export async function sendExport(
   } finally {
     await pieces.return(undefined);
   }
+}
+
+/** Answers a page of the site's products, or, when Accept chose an export, the whole site as a file. */
+export async function serveList(ctx: RequestContext): Promise<void> {
+  const { siteId, siteType, limit, cursor } = ctx.params;
+  checkSiteQuery(siteId, siteType);
+  const site = siteFor(ctx.grant, siteId, siteType);
+  const { catalog } = ctx.services;
+  if (ctx.format !== "json") return sendExport(catalog, ctx.res, site, ctx.format, ctx.requestId);
+  const pageSize = parseLimit(limit);
+  const options = {
+    ...(pageSize === undefined ? {} : { limit: pageSize }),
+    ...(cursor === undefined ? {} : { cursor }),
+  };
+  return sendPage(catalog, ctx.res, site, options, ctx.requestId);
 }

@@ -1,7 +1,25 @@
-// The route table: which action each method takes on each resource, and the Allow header it
-// implies.
-import { CatalogError } from "@catalog-kit/catalog-core";
-import type { ProblemEntry } from "./problem.ts";
+// The route table: each resource's path and, for each method, the operation that serves it (see
+// operation.ts). Routing, the Allow header of a 405, every query allowlist, the media types of
+// bodies and exports, and the paths of /openapi.json are all read from here.
+import { serveList } from "./browse.ts";
+import { serveImport } from "./imports.ts";
+import { serveDelete, serveGet } from "./lookup.ts";
+import { KEY_RULES, ref } from "./openapi-components.ts";
+import { EXAMPLES } from "./openapi-examples.ts";
+import { type Operation, operation, type PublishedLimits, type RawBody } from "./operation.ts";
+import {
+  ALLOW_EMPTY,
+  BY,
+  CURSOR,
+  DRY_RUN,
+  LIMIT,
+  MODE,
+  RAW_SITE_ID,
+  RAW_SITE_TYPE,
+  SITE_ID,
+  SITE_TYPE,
+} from "./query-params.ts";
+import { serveHealth, serveMetrics, serveOpenApi } from "./service.ts";
 
 /** Where every product endpoint lives. */
 export const API_PREFIX = "/external/product/v1";
@@ -16,142 +34,255 @@ export type Action = "get" | "delete" | "list" | "single" | "bulk" | "csv" | "he
 
 type Method = "GET" | "DELETE" | "POST";
 
-// The one table of methods: it decides the action and, read again, the `Allow` header of a 405.
-// GET and DELETE on `bulk` are the lookup of the product whose id is "bulk". HEAD is GET.
-const ROUTES: Readonly<Record<Resource["kind"], Readonly<Partial<Record<Method, Action>>>>> = {
-  single: { GET: "list", POST: "single" },
-  bulk: { GET: "get", DELETE: "delete", POST: "bulk" },
-  csv: { POST: "csv" },
-  product: { GET: "get", DELETE: "delete" },
-  health: { GET: "health" },
-  openapi: { GET: "openapi" },
-  metrics: { GET: "metrics" },
+/** A resource of the table: its path (an OpenAPI path template) and its operations by method. */
+export interface Route {
+  readonly path: string;
+  readonly methods: Readonly<Partial<Record<Method, Operation>>>;
+}
+
+const NDJSON_BODY: RawBody = {
+  types: { "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" },
+  query: [RAW_SITE_ID, RAW_SITE_TYPE],
+  what: "NDJSON: one Product Object per line, blank lines skipped",
+};
+const CSV_BODY: RawBody = {
+  types: { "text/csv": "csv" },
+  query: [RAW_SITE_ID, RAW_SITE_TYPE],
+  what: "the CSV document itself, by the same rules as csvContent",
+};
+const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY];
+const IMPORTED = {
+  description: "Products imported (or, with dryRun, checked and counted)",
+  schema: ref("ImportSummary"),
+  example: EXAMPLES.importSummary,
 };
 
-function allowOf(methods: readonly string[]): string {
-  return methods.flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method])).join(", ");
-}
+// The description of an import: `what` it takes, and the raw body it may take instead.
+const importing =
+  (what: string | ((limits: PublishedLimits) => string), raw?: RawBody) =>
+  (limits: PublishedLimits): string => {
+    const types = Object.keys(raw?.types ?? {});
+    const located =
+      raw?.types[types[0] ?? ""] === "csv" ? "row and column" : "`line` and a `pointer` into that line's product";
+    return (
+      `Imports ${typeof what === "string" ? what : what(limits)} into the token's default site, or the site the deprecated siteId and siteType name. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}` +
+      (raw === undefined
+        ? ""
+        : ` The body may instead be ${raw.what} (${types.join(" or ")}), streamed: decoded, checked and staged while it arrives, up to ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products, with the same promises (nothing is visible until the whole body has arrived and every product is valid; problems are located by ${located}). Its site is in the query.`)
+    );
+  };
+
+const find = (key: string) => `The product whose id is ${key}, else the one whose sku is (unless \`by\` says which).`;
+
+// Retrieve and delete of one key: `suffix` names the operations, `what` the product. GET and
+// DELETE on /bulk are the lookup of the key "bulk": the same operations, without productId.
+const lookups = (suffix: string, what: string, key: string) => ({
+  GET: operation({
+    action: "get",
+    token: true,
+    query: [SITE_ID, SITE_TYPE, BY],
+    serve: serveGet,
+    doc: {
+      operationId: `getProduct${suffix}`,
+      summary: `Retrieve ${what}`,
+      description: find(key),
+      tag: "Products",
+      answer: { description: "The product", schema: ref("ProductView"), example: EXAMPLES.productView },
+      storage: true,
+    },
+  }),
+  DELETE: operation({
+    action: "delete",
+    token: true,
+    query: [SITE_ID, SITE_TYPE, BY],
+    serve: serveDelete,
+    doc: {
+      operationId: `deleteProduct${suffix}`,
+      summary: `Delete ${what}`,
+      description: `Deletes the product GET would return and frees its sku. ${find(key)}`,
+      tag: "Products",
+      answer: { description: "The product was deleted", schema: ref("DeleteResult"), example: EXAMPLES.deleteResult },
+      storage: true,
+    },
+  }),
+});
+
+/** The route table. Its methods, in order, make the `Allow` header of a 405; HEAD is GET. */
+export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
+  single: {
+    path: API_PREFIX,
+    methods: {
+      GET: operation({
+        action: "list",
+        token: true,
+        query: [SITE_ID, SITE_TYPE, LIMIT, CURSOR],
+        exports: {
+          types: { "text/csv": "csv", "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" },
+          query: [SITE_ID, SITE_TYPE],
+        },
+        serve: serveList,
+        doc: {
+          operationId: "listProducts",
+          summary: "List a site's products, or export them all",
+          description:
+            "A page of the site's products in id order (by code point), in the retrieval shape. Walking the cursors returns every product that exists for the whole walk exactly once, whatever is written meanwhile; products written during the walk may or may not appear. With `Accept: text/csv` or `Accept: application/x-ndjson`, the answer is instead every product of the site as full Product Objects in the import formats (CSV with the spec's header, or one product a line), streamed: importing it back gives the same products (an empty description excepted in CSV, which cannot tell it from none). `limit` and `cursor` are for pages only.",
+          tag: "Products",
+          answer: {
+            description: "A page, or the whole site as a CSV or NDJSON file",
+            schema: ref("ProductPage"),
+            example: EXAMPLES.productPage,
+          },
+          storage: true,
+        },
+      }),
+      POST: operation({
+        action: "single",
+        token: true,
+        query: [DRY_RUN],
+        body: { field: "product" },
+        serve: serveImport,
+        doc: {
+          operationId: "importProduct",
+          summary: "Import or modify one product",
+          description: importing("one product"),
+          tag: "Import",
+          answer: IMPORTED,
+          request: { schema: "SingleImportRequest", example: EXAMPLES.importProduct },
+          storage: true,
+        },
+      }),
+    },
+  },
+  bulk: {
+    path: `${API_PREFIX}/bulk`,
+    methods: {
+      ...lookups("Bulk", "the product whose id or sku is bulk", '"bulk"'),
+      POST: operation({
+        action: "bulk",
+        token: true,
+        query: IMPORT_QUERY,
+        body: { field: "products", raw: NDJSON_BODY },
+        serve: serveImport,
+        doc: {
+          operationId: "importProducts",
+          summary: "Import or modify a list of products",
+          description: importing((l) => `a list of products (at most ${l.maxProductsPerRequest})`, NDJSON_BODY),
+          tag: "Import",
+          answer: IMPORTED,
+          request: { schema: "BulkImportRequest", example: EXAMPLES.importProducts },
+          storage: true,
+        },
+      }),
+    },
+  },
+  csv: {
+    path: `${API_PREFIX}/bulk/csv`,
+    methods: {
+      POST: operation({
+        action: "csv",
+        token: true,
+        query: IMPORT_QUERY,
+        body: { field: "csvContent", raw: CSV_BODY },
+        serve: serveImport,
+        doc: {
+          operationId: "importCsv",
+          summary: "Import or modify products given as CSV text",
+          description: importing(
+            (l) => `the products of a CSV document (at most ${l.maxProductsPerRequest} rows)`,
+            CSV_BODY,
+          ),
+          tag: "Import",
+          answer: IMPORTED,
+          request: { schema: "CsvImportRequest", example: EXAMPLES.importCsv },
+          storage: true,
+        },
+      }),
+    },
+  },
+  product: {
+    path: `${API_PREFIX}/{productId}`,
+    methods: lookups("", "a product by reference id or sku", "`productId`"),
+  },
+  health: {
+    path: "/healthz",
+    methods: {
+      GET: operation({
+        action: "health",
+        token: false,
+        serve: serveHealth,
+        doc: {
+          operationId: "health",
+          summary: "Whether the storage answers",
+          description: "200 when the storage answers, 503 when it does not. Needs no token.",
+          tag: "Service",
+          answer: {
+            description: "Healthy",
+            schema: { type: "object", properties: { status: { const: "ok" } } },
+            example: EXAMPLES.health,
+          },
+          storage: true,
+        },
+      }),
+    },
+  },
+  openapi: {
+    path: "/openapi.json",
+    methods: {
+      GET: operation({
+        action: "openapi",
+        token: false,
+        serve: serveOpenApi,
+        doc: {
+          operationId: "openapi",
+          summary: "This document",
+          description: "The OpenAPI 3.1 document of this server, with its configured limits. Needs no token.",
+          tag: "Service",
+          answer: { description: "OpenAPI 3.1", schema: { type: "object" }, example: EXAMPLES.openapi },
+          storage: false,
+        },
+      }),
+    },
+  },
+  // Not published: it may live on an address of its own, and it is the operator's, not the API's.
+  metrics: { path: "/metrics", methods: { GET: operation({ action: "metrics", token: false, serve: serveMetrics }) } },
+};
+
+const KINDS = Object.keys(ROUTES) as Resource["kind"][];
 
 /** The `Allow` header of each resource, for 405 answers. */
 export const ALLOW = Object.fromEntries(
-  Object.entries(ROUTES).map(([kind, methods]) => [kind, allowOf(Object.keys(methods))]),
+  KINDS.map((kind) => [
+    kind,
+    Object.keys(ROUTES[kind].methods)
+      .flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]))
+      .join(", "),
+  ]),
 ) as Readonly<Record<Resource["kind"], string>>;
 
-/** The action of a method on a resource; `undefined` is 405. */
-export function actionOf(kind: Resource["kind"], method: string | undefined): Action | undefined {
-  const methods = ROUTES[kind] as Readonly<Record<string, Action>>;
+/** The operation of a method on a resource; `undefined` is 405. */
+export function operationOf(kind: Resource["kind"], method: string | undefined): Operation | undefined {
+  const methods = ROUTES[kind].methods as Readonly<Record<string, Operation>>;
   const name = method === "HEAD" ? "GET" : method;
   return name !== undefined && Object.hasOwn(methods, name) ? methods[name] : undefined;
 }
 
-const SINGLE: Resource = { kind: "single" };
-const BULK: Resource = { kind: "bulk" };
-const CSV: Resource = { kind: "csv" };
-const HEALTH: Resource = { kind: "health" };
-const OPENAPI: Resource = { kind: "openapi" };
-const METRICS: Resource = { kind: "metrics" };
-const PREFIX_LENGTH = API_PREFIX.length;
-
-/** The path part of a request target: origin-form as is, absolute-form without scheme and authority. */
-export function pathOf(target: string, queryAt: number): string {
-  const end = queryAt === -1 ? target.length : queryAt;
-  if (target.charCodeAt(0) === 47 /* / */) return queryAt === -1 ? target : target.slice(0, end);
-  const scheme = target.indexOf("://");
-  if (scheme === -1 || scheme > end) return target.slice(0, end);
-  const slash = target.indexOf("/", scheme + 3);
-  return slash === -1 || slash > end ? "/" : target.slice(slash, end);
+/** The action of a method on a resource; `undefined` is 405. */
+export function actionOf(kind: Resource["kind"], method: string | undefined): Action | undefined {
+  return operationOf(kind, method)?.action;
 }
 
-/** Finds the resource of a path by plain string comparison; `undefined` is 404. */
+// The paths without a parameter are found whole, the one with (a product id) as the last segment
+// under its prefix: no pattern to run per request, and one resource object per fixed path.
+const FIXED = new Map<string, Resource>(
+  KINDS.filter((kind) => !ROUTES[kind].path.includes("{")).map((kind) => [ROUTES[kind].path, { kind } as Resource]),
+);
+const PRODUCT_PREFIX = ROUTES.product.path.slice(0, ROUTES.product.path.indexOf("{"));
+
+/** Finds the resource of a path: a fixed path whole, else a product id under its prefix; `undefined` is 404. */
 export function matchRoute(path: string): Resource | undefined {
-  if (path.startsWith(API_PREFIX)) {
-    if (path.length === PREFIX_LENGTH) return SINGLE;
-    if (path.charCodeAt(PREFIX_LENGTH) !== 47 /* / */) return undefined;
-    const start = PREFIX_LENGTH + 1;
-    const slash = path.indexOf("/", start);
-    if (slash === -1) {
-      if (start === path.length) return undefined;
-      const rawId = path.slice(start);
-      return rawId === "bulk" ? BULK : { kind: "product", rawId };
-    }
-    return path.length === start + 8 && path.endsWith("bulk/csv") ? CSV : undefined;
-  }
-  if (path === "/healthz") return HEALTH;
-  if (path === "/openapi.json") return OPENAPI;
-  if (path === "/metrics") return METRICS;
-  return undefined;
-}
-
-function invalid(problems: readonly ProblemEntry[], what: string): CatalogError {
-  return new CatalogError("VALIDATION_FAILED", what, { problems });
-}
-
-/** The product id of a path segment, percent-decoded exactly once. */
-export function decodeProductId(raw: string): string {
-  if (!raw.includes("%")) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    const message = "Path parameter productId is not valid percent-encoding";
-    throw invalid([{ parameter: "productId", message }], message);
-  }
-}
-
-function decodeValue(value: string): string | undefined {
-  if (!value.includes("%") && !value.includes("+")) return value;
-  try {
-    return decodeURIComponent(value.replaceAll("+", " "));
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Parses a query string (form encoding: `+` is a space) into the allowed parameters. Unknown,
- * repeated or badly encoded parameters are `VALIDATION_FAILED`, so a typo such as `dryrun=true`
- * can never go unnoticed.
- */
-export function parseQuery(query: string, allowed: readonly string[]): Record<string, string> {
-  const values: Record<string, string> = {};
-  if (query === "") return values;
-  let problems: ProblemEntry[] | undefined;
-  let start = 0;
-  while (start <= query.length) {
-    let end = query.indexOf("&", start);
-    if (end === -1) end = query.length;
-    if (end > start) {
-      const eq = query.indexOf("=", start);
-      const split = eq === -1 || eq > end ? end : eq;
-      const name = decodeValue(query.slice(start, split));
-      const value = decodeValue(split === end ? "" : query.slice(split + 1, end));
-      let problem: ProblemEntry | undefined;
-      if (name === undefined) {
-        problem = {
-          parameter: query.slice(start, split),
-          message: "Query parameter name is not valid percent-encoding",
-        };
-      } else if (!allowed.includes(name)) problem = { parameter: name, message: `Unknown query parameter "${name}"` };
-      else if (value === undefined)
-        problem = { parameter: name, message: `Query parameter ${name} is not valid percent-encoding` };
-      else if (Object.hasOwn(values, name))
-        problem = { parameter: name, message: `Query parameter ${name} is given more than once` };
-      else values[name] = value;
-      if (problem !== undefined) (problems ??= []).push(problem);
-    }
-    start = end + 1;
-  }
-  if (problems !== undefined) throw invalid(problems, "Invalid query parameters");
-  return values;
-}
-
-/** The `VALIDATION_FAILED` error of one query parameter. */
-export function invalidQuery(parameter: string, message: string): CatalogError {
-  return invalid([{ parameter, message }], message);
-}
-
-/** Reads a `true`/`false` query flag (absent is false). */
-export function parseFlag(name: string, value: string | undefined): boolean {
-  if (value === undefined || value === "false") return false;
-  if (value === "true") return true;
-  throw invalidQuery(name, `Query parameter ${name} must be true or false`);
+  const fixed = FIXED.get(path);
+  if (fixed !== undefined) return fixed;
+  if (path.length === PRODUCT_PREFIX.length || !path.startsWith(PRODUCT_PREFIX)) return undefined;
+  if (path.indexOf("/", PRODUCT_PREFIX.length) !== -1) return undefined;
+  return { kind: "product", rawId: path.slice(PRODUCT_PREFIX.length) };
 }

@@ -1,7 +1,8 @@
 import { CatalogError } from "@catalog-kit/catalog-core";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { decodeProductId, matchRoute, parseFlag, parseQuery, pathOf } from "../src/routes.ts";
+import { decodeProductId, parseFlag, parseQuery, pathOf } from "../src/request-target.ts";
+import { matchRoute } from "../src/routes.ts";
 
 describe("matchRoute", () => {
   it("maps the fixed paths and product ids", () => {

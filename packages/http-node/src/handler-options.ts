@@ -1,0 +1,60 @@
+// How a handler is configured, and what it says of itself: its options, its stats, its type.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AccessToken } from "./access-token.ts";
+import type { AccessLogEntry } from "./log-entry.ts";
+
+/** Default of `HandlerOptions.maxConcurrentImports`. */
+export const DEFAULT_MAX_CONCURRENT_IMPORTS = 4;
+
+/** What the handler is doing now, for gauges. */
+export interface HandlerStats {
+  /** Imports reading their body or being applied. */
+  readonly importsInFlight: number;
+  /** Imports waiting for their turn: to read their body, or to be applied. */
+  readonly importsWaiting: number;
+}
+
+/** How the handler authenticates, limits and reports. */
+export interface HandlerOptions {
+  /** The access tokens and the sites each may use. */
+  readonly tokens: readonly AccessToken[];
+  /** Largest request body read whole (a JSON envelope), in bytes, received and decoded; default 50 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Largest streamed import body (raw CSV or NDJSON), in bytes, received and decoded; default 1 GiB. */
+  readonly maxStreamBytes?: number;
+  /**
+   * Imports parsed and applied at once (a parsed body takes tens of times its size); bodies are
+   * read before, outside this limit. Default 4.
+   */
+  readonly maxConcurrentImports?: number;
+  /** Import bodies one token may be reading at once; its others wait, unread. Default 2. */
+  readonly maxUploadsPerToken?: number;
+  /** Bytes of import bodies read or being read at once, all tokens together; default 4 x `maxBodyBytes`. */
+  readonly bodyBytesInFlight?: number;
+  /** Milliseconds a request body may send nothing before it is cut off with 408; default 10 s. */
+  readonly bodyIdleTimeoutMs?: number;
+  /**
+   * @deprecated The handler publishes the limit the catalog enforces (`catalog.limits`); a value
+   * given here still replaces it in /openapi.json only.
+   */
+  readonly maxProductsPerRequest?: number;
+  /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
+  readonly notFoundStatus?: 400 | 404;
+  /** Called once per answered request, after the response was handed to the socket. */
+  readonly accessLog?: (entry: AccessLogEntry) => void;
+  /**
+   * The body of `GET /metrics` (no token: it names no site and no token), such as a Prometheus
+   * registry renders it; without it, `/metrics` is 404 here (the metrics may live on an address of their own).
+   */
+  readonly metrics?: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /**
+   * Called with every failure that became a 500 or a 503 (its `cause` names what failed, which
+   * the answer does not), and with failed health checks; defaults to `console.error`.
+   */
+  readonly onError?: (error: unknown, req: IncomingMessage) => void;
+}
+
+/** A `node:http` request listener; it never rejects and never throws. `stats()` says what it is doing now. */
+export type CatalogHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+  stats(): HandlerStats;
+};

@@ -1,0 +1,118 @@
+// Imports over HTTP: a JSON envelope (one product, a list, CSV text) read whole under the
+// fairness rules and applied under the import limiter, or a raw CSV or NDJSON body streamed into
+// the catalog while it arrives.
+import {
+  type BulkImportOptions,
+  type Catalog,
+  CatalogError,
+  type ImportMode,
+  type ImportSummary,
+  type Site,
+  type StreamFormat,
+} from "@catalog-kit/catalog-core";
+import { isGzip, parseJson } from "./body.ts";
+import { checkDeclaredSize, readBody, streamBody } from "./body-stream.ts";
+import type { RequestContext } from "./context.ts";
+import { readEnvelope } from "./envelope.ts";
+import type { ImportRecord } from "./log-entry.ts";
+import type { EnvelopeField } from "./operation.ts";
+import type { ProblemEntry } from "./problem.ts";
+import { parseFlag } from "./request-target.ts";
+import { siteFor } from "./site-access.ts";
+import { sendJson, summaryText } from "./success.ts";
+
+// What a streamed body holds in memory at most (a chunk of products being staged, and the bytes
+// decoded ahead), counted against the body budget in place of its size, which it never holds.
+const STREAM_RESERVATION = 16 * 1024 * 1024;
+const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
+const SITE_PARAMS = ["siteId", "siteType"] as const;
+
+// The catalog's import of each envelope field.
+const APPLY: Readonly<
+  Record<
+    EnvelopeField,
+    (catalog: Catalog, site: Site, payload: unknown, options: BulkImportOptions) => Promise<ImportSummary>
+  >
+> = {
+  product: (catalog, site, payload, options) => catalog.importProduct(site, payload, options),
+  products: (catalog, site, payload, options) => catalog.importProducts(site, payload, options),
+  csvContent: (catalog, site, payload, options) => catalog.importCsv(site, payload, options),
+};
+
+// The options of an import from its query; the catalog checks `mode` and names it when it is bad.
+function importOptions(params: Readonly<Record<string, string>>): BulkImportOptions {
+  const dryRun = parseFlag("dryRun", params.dryRun);
+  const allowEmpty = parseFlag("allowEmpty", params.allowEmpty);
+  return params.mode === undefined ? { dryRun, allowEmpty } : { dryRun, allowEmpty, mode: params.mode as ImportMode };
+}
+
+// An envelope's body is read outside the import limiter: a slow client holds a place of its own
+// token and bytes of the budget, never the limiter's slots that every token's imports need.
+async function importEnvelope(ctx: RequestContext, field: EnvelopeField): Promise<void> {
+  const { req, res, services } = ctx;
+  const options = importOptions(ctx.params);
+  const gzip = isGzip(req);
+  const limit = services.maxBodyBytes;
+  const declared = checkDeclaredSize(req, limit);
+  const release = await services.admission.admit(ctx.grant, Number.isSafeInteger(declared) ? declared : limit, req);
+  try {
+    const record: ImportRecord = { format: field === "csvContent" ? "csv" : "json", bytes: 0 };
+    const body = await readBody(req, res, { limit, idleMs: services.idleMs, gzip, tally: record });
+    ctx.import = record;
+    await services.imports.run(() => applyEnvelope(ctx, field, options, body, record));
+  } finally {
+    release();
+  }
+}
+
+async function applyEnvelope(
+  ctx: RequestContext,
+  field: EnvelopeField,
+  options: BulkImportOptions,
+  body: Buffer,
+  record: ImportRecord,
+): Promise<void> {
+  const envelope = readEnvelope(parseJson(body), field);
+  if (envelope.deprecated) ctx.headers = DEPRECATION;
+  if (envelope.problems.length > 0) {
+    throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
+  }
+  const site = siteFor(ctx.grant, envelope.siteId, envelope.siteType);
+  record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, options);
+  sendJson(ctx.res, summaryText(record.summary), ctx.requestId, ctx.headers);
+}
+
+// A raw CSV or NDJSON body, imported while it arrives: it holds a place of its token's uploads
+// from first byte to commit, and never more memory than a chunk, whatever its size.
+async function importStream(ctx: RequestContext, format: StreamFormat): Promise<void> {
+  const { req, res, services, params } = ctx;
+  let problems: ProblemEntry[] | undefined;
+  for (const parameter of SITE_PARAMS) {
+    if (params[parameter] === "") {
+      (problems ??= []).push({ parameter, message: `Query parameter ${parameter} must not be empty` });
+    }
+  }
+  if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
+  const options = { ...importOptions(params), format };
+  // Refused before a byte is read: the catalog would say so only once it reads the body.
+  const site = siteFor(ctx.grant, params.siteId, params.siteType, services.catalog);
+  const gzip = isGzip(req);
+  checkDeclaredSize(req, services.maxStreamBytes);
+  const release = await services.admission.admit(ctx.grant, STREAM_RESERVATION, req);
+  const record: ImportRecord = { format, bytes: 0 };
+  ctx.import = record;
+  try {
+    const body = streamBody(req, res, { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record });
+    record.summary = await services.catalog.importStream(site, body, options);
+    sendJson(res, summaryText(record.summary), ctx.requestId);
+  } finally {
+    release();
+  }
+}
+
+/** Serves an import: a raw body when Content-Type chose one (a stream format), else its JSON envelope. */
+export function serveImport(ctx: RequestContext): Promise<void> {
+  const field = ctx.operation.body?.field;
+  if (field === undefined) throw new TypeError(`${ctx.operation.action} takes no import body`);
+  return ctx.format === "json" ? importEnvelope(ctx, field) : importStream(ctx, ctx.format);
+}

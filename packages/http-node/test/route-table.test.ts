@@ -1,0 +1,89 @@
+// The route table is the one description of the API: the paths a request may take, the query
+// parameters and media types it may send, and what /openapi.json publishes all come from its rows.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildOpenApi } from "../src/openapi.ts";
+import { matchRoute, ROUTES } from "../src/routes.ts";
+import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
+
+type Parameter = { name?: string; $ref?: string };
+type Doc = {
+  paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[] }>>;
+  components: { parameters: Record<string, { name: string }> };
+};
+
+const rows = Object.entries(ROUTES).flatMap(([kind, route]) =>
+  Object.entries(route.methods).map(([method, operation]) => ({ kind, path: route.path, method, operation })),
+);
+
+describe("the route table", () => {
+  it("routes every row's path to its resource, a product id under the one path with a parameter", () => {
+    for (const { kind, path } of rows) {
+      const expected = path.includes("{") ? { kind, rawId: "p%2F1" } : { kind };
+      expect(matchRoute(path.replace("{productId}", "p%2F1")), path).toEqual(expected);
+    }
+  });
+
+  it("publishes exactly its documented operations, each with its query parameters and raw body types", () => {
+    const doc = buildOpenApi({ maxBodyBytes: 10, maxProductsPerRequest: 10, notFoundStatus: 400 }) as Doc;
+    const published = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const documented = rows.filter((row) => row.operation.doc !== undefined);
+    expect(published.sort()).toEqual(documented.map((row) => `${row.method} ${row.path}`).sort());
+    expect(rows.some((row) => row.operation.doc === undefined && row.kind === "metrics")).toBe(true);
+    for (const { path, method, operation } of documented) {
+      const published = doc.paths[path]?.[method.toLowerCase()];
+      expect(published?.operationId).toBe(operation.doc?.operationId);
+      const names = (published?.parameters ?? []).map(
+        (p) => p.name ?? doc.components.parameters[(p.$ref ?? "").split("/").pop() ?? ""]?.name,
+      );
+      const taken = [...(operation.query ?? []), ...(operation.body?.raw?.query ?? [])].map((p) => p.name);
+      expect(names, `${method} ${path}`).toEqual(expect.arrayContaining(taken));
+    }
+  });
+});
+
+describe("the forms a request may take", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+  const BASE = "/external/product/v1";
+  const query = `?siteId=${SITE_A.siteId}&siteType=${SITE_A.siteType}`;
+
+  it("are chosen by media types only: a name of Object.prototype is no export and no raw body", async () => {
+    for (const accept of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const page = await server.request("GET", BASE + query, { token: TOKENS.admin, headers: { accept } });
+      expect(page.status, accept).toBe(200);
+      expect(await page.json()).toEqual({ products: [], nextCursor: null });
+    }
+    const line = `${JSON.stringify(product("proto-type"))}\n`;
+    for (const type of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const body = { token: TOKENS.admin, headers: { "content-type": type }, body: line };
+      const imported = await server.request("POST", `${BASE}/bulk${query}`, body);
+      expect(imported.status, type).toBe(415);
+    }
+    expect(server.errors).toEqual([]);
+    expect((await server.request("GET", `${BASE}/proto-type${query}`, { token: TOKENS.admin })).status).toBe(400);
+  });
+
+  it("take the query parameters of their own form only", async () => {
+    const ndjson = { "content-type": "application/x-ndjson" };
+    const raw = await server.request("POST", `${BASE}/bulk${query}&dryRun=true`, {
+      token: TOKENS.admin,
+      headers: ndjson,
+      body: `${JSON.stringify(product("form-1"))}\n`,
+    });
+    expect(await raw.json()).toMatchObject({ total: 1, dryRun: true });
+    // A JSON envelope names its site in the body; a raw body's parameters are unknown to it.
+    const envelope = await server.request("POST", `${BASE}/bulk${query}`, {
+      token: TOKENS.admin,
+      json: { ...SITE_A, products: [product("form-2")] },
+    });
+    expect(await envelope.json()).toMatchObject({
+      code: "VALIDATION_FAILED",
+      errors: [{ parameter: "siteId" }, { parameter: "siteType" }],
+    });
+  });
+});
