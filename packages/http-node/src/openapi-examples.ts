@@ -1,5 +1,7 @@
-// Examples of the OpenAPI document: one request and one success answer per operation. They are
-// checked against the document's own schemas whenever the document is linted.
+// Examples of the OpenAPI document: one request and one success answer per operation, and a file
+// of each stream format. They are checked against the document's own schemas whenever the
+// document is linted.
+import type { StreamFormat } from "@catalog-kit/catalog-core";
 import { summaryText } from "./success.ts";
 
 const product = {
@@ -59,3 +61,10 @@ export const EXAMPLES = {
     instance: "urn:catalog-kit:request:3f2c9a",
   },
 } as const;
+
+/** An example file of each stream format: a raw import body, or an export. */
+export const STREAM_EXAMPLES: Readonly<Record<StreamFormat, string>> = {
+  ndjson:
+    '{"id":"p1","sku":"MUG-1","title":"Blue mug","available":true,"featured_image":"https://img.example/p1.png","url":"https://shop.example/p1"}\n{"id":"p2","sku":"MUG-2","title":"Red mug","available":true,"featured_image":"https://img.example/p2.png","url":"https://shop.example/p2"}\n',
+  csv: "id,sku,title,available,featured_image,url\np1,MUG-1,Blue mug,true,https://img.example/p1.png,https://shop.example/p1\n",
+};
