@@ -2,7 +2,7 @@
 // an import file (CSV or NDJSON), as the Accept header chose (the route table's exports).
 import type { ServerResponse } from "node:http";
 import { setImmediate } from "node:timers/promises";
-import { type Catalog, LIST_LIMIT, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
+import { LIST_LIMIT, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
 import { invalidQuery } from "./request-target.ts";
 import { checkSiteQuery, siteFor } from "./site-access.ts";
@@ -13,8 +13,8 @@ const CONTENT_TYPE: Readonly<Record<StreamFormat, string>> = {
   ndjson: "application/x-ndjson",
 };
 
-/** Reads the `limit` query parameter: absent, or an integer the catalog then checks (`LIST_LIMIT`). */
-export function parseLimit(value: string | undefined): number | undefined {
+// The `limit` query parameter: absent, or an integer the catalog then checks (`LIST_LIMIT`).
+function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d{1,7}$/.test(value)) {
     throw invalidQuery("limit", `Query parameter limit must be an integer from 1 to ${LIST_LIMIT.max}`);
@@ -22,17 +22,15 @@ export function parseLimit(value: string | undefined): number | undefined {
   return Number(value);
 }
 
-/** Answers a page: `{ products: [retrieval shape...], nextCursor: string | null }`. */
-export async function sendPage(
-  catalog: Catalog,
-  res: ServerResponse,
+// Answers a page: `{ products: [retrieval shape...], nextCursor: string | null }`.
+async function sendPage(
+  ctx: RequestContext,
   site: Site,
   options: { readonly limit?: number; readonly cursor?: string },
-  requestId: string,
 ): Promise<void> {
-  const page = await catalog.listProducts(site, options);
+  const page = await ctx.services.catalog.listProducts(site, options);
   const body = { products: page.products.map(toProductView), nextCursor: page.nextCursor ?? null };
-  sendJson(res, JSON.stringify(body), requestId);
+  sendJson(ctx.res, JSON.stringify(body), ctx.requestId);
 }
 
 // Resolves when the response takes more, or is gone; leaves no listener behind.
@@ -48,23 +46,16 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/**
- * Streams every product of the site as an import file, a page at a time, waiting for the
- * client to take each before reading the next: the server's memory does not grow with the site.
- * A failure once the answer has begun can no longer be a problem body: the connection is cut,
- * so that the client sees an incomplete answer rather than a short file.
- */
-export async function sendExport(
-  catalog: Catalog,
-  res: ServerResponse,
-  site: Site,
-  format: StreamFormat,
-  requestId: string,
-): Promise<void> {
-  const pieces = catalog.exportProducts(site, format);
+// Streams every product of the site as an import file, a page at a time, waiting for the client
+// to take each before reading the next: the server's memory does not grow with the site. A
+// failure once the answer has begun can no longer be a problem body: the connection is cut, so
+// that the client sees an incomplete answer rather than a short file.
+async function sendExport(ctx: RequestContext, site: Site, format: StreamFormat): Promise<void> {
+  const { res } = ctx;
+  const pieces = ctx.services.catalog.exportProducts(site, format);
   // The first piece is read before answering, so that a store down from the start is a 503.
   let next = await pieces.next();
-  res.writeHead(200, { "content-type": CONTENT_TYPE[format], "x-request-id": requestId });
+  res.writeHead(200, { "content-type": CONTENT_TYPE[format], "x-request-id": ctx.requestId });
   try {
     for (; !next.done; next = await pieces.next()) {
       if (res.destroyed) return;
@@ -87,12 +78,11 @@ export async function serveList(ctx: RequestContext): Promise<void> {
   const { siteId, siteType, limit, cursor } = ctx.params;
   checkSiteQuery(siteId, siteType);
   const site = siteFor(ctx.grant, siteId, siteType);
-  const { catalog } = ctx.services;
-  if (ctx.format !== "json") return sendExport(catalog, ctx.res, site, ctx.format, ctx.requestId);
+  if (ctx.format !== "json") return sendExport(ctx, site, ctx.format);
   const pageSize = parseLimit(limit);
   const options = {
     ...(pageSize === undefined ? {} : { limit: pageSize }),
     ...(cursor === undefined ? {} : { cursor }),
   };
-  return sendPage(catalog, ctx.res, site, options, ctx.requestId);
+  return sendPage(ctx, site, options);
 }

@@ -2,8 +2,7 @@
 // form, query, serving function: all read from the route table), maps what fails to a problem
 // body, and logs. What each operation does is in the file named for it.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Catalog } from "@catalog-kit/catalog-core";
-import { isCatalogError } from "@catalog-kit/catalog-core";
+import { type Catalog, isCatalogError } from "@catalog-kit/catalog-core";
 import { createAuthenticator, NO_GRANT } from "./auth.ts";
 import { ClientGoneError } from "./body-stream.ts";
 import { createServices, type RequestContext } from "./context.ts";
@@ -14,6 +13,7 @@ import { acceptRequestId, createRequestIds } from "./request-id.ts";
 import { parseQuery, pathOf } from "./request-target.ts";
 import { type Action, ALLOW, matchRoute, operationOf } from "./routes.ts";
 
+// The handler's public types have files of their own; they stay importable from here.
 export {
   type CatalogHandler,
   DEFAULT_MAX_CONCURRENT_IMPORTS,
