@@ -1,8 +1,8 @@
-// The standalone server exactly as `npm start` runs it (packages/http-node/src/cli.ts, configured
-// by CATALOG_CONFIG), in a child process of its own, and the bookkeeping that makes sure no child
+// The standalone server exactly as `npm start` runs it (`catalog-kit serve` from the cli's source,
+// configured by CATALOG_CONFIG), in a child process of its own, and the bookkeeping that makes sure no child
 // process outlives a load or fault script, whether it passes, fails or is interrupted.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -10,8 +10,22 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 
-const root = new URL("..", import.meta.url);
-const CLI = "packages/http-node/src/cli.ts";
+/** The repository's root, where `npm start` runs. */
+export const ROOT = new URL("..", import.meta.url);
+
+/**
+ * The arguments of `node` that run what `npm start` runs, read from the root package.json's
+ * `start` script (`tsx <arguments>`), with `--import tsx` in place of the `tsx` command so that
+ * the child is the server itself (its process id, its CPU), not tsx's wrapper. Read here rather
+ * than taken from test-support: an A/B runs this bench against older trees, whose `npm start`
+ * it must start as they do.
+ */
+export function npmStartArgs(): string[] {
+  const { scripts } = JSON.parse(readFileSync(new URL("package.json", ROOT), "utf8")) as { scripts: { start: string } };
+  const [command, ...args] = scripts.start.split(" ");
+  if (command !== "tsx") throw new Error(`npm start no longer runs tsx: ${scripts.start}`);
+  return ["--import", "tsx", ...args];
+}
 
 // Process ids and directories to remove when this process exits for any reason. Killing is done
 // with SIGKILL from the synchronous exit hook: nothing asynchronous runs after `exit`.
@@ -161,8 +175,8 @@ export async function startStandalone(name: string, config: object): Promise<Sta
   const dir = await tempDir("catalog-standalone-");
   const configFile = join(dir.path, "config.json");
   await writeFile(configFile, JSON.stringify(config, null, 2));
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "--conditions=@catalog-kit/source", CLI], {
-    cwd: root,
+  const child: ChildProcess = spawn(process.execPath, npmStartArgs(), {
+    cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", CATALOG_CONFIG: configFile },
     stdio: ["ignore", "pipe", "pipe"],
   });

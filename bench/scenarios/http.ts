@@ -19,6 +19,7 @@ import { median } from "../measure.ts";
 import { benchOptions } from "../options.ts";
 import { emit, progress, type Row } from "../report.ts";
 import { KEY_PREFIX, SITE, TOKEN } from "../servers/shared.ts";
+import { npmStartArgs, ROOT } from "../standalone.ts";
 import { haveWrk, runWrk, writeGetScript } from "../wrk.ts";
 
 const { quick, only } = benchOptions();
@@ -85,7 +86,7 @@ async function startServer(file: string, args: readonly string[] = []): Promise<
 }
 
 /**
- * The standalone server as `npm start` runs it (packages/http-node/src/cli.ts under tsx), configured
+ * The standalone server as `npm start` runs it (`catalog-kit serve` from source, under tsx), configured
  * by a file with the bench's site and token and nothing else, so every limit and the access log
  * are at their defaults. Its stdout (the access log) goes to a file, as `npm start > access.log`
  * would; the products are loaded over HTTP.
@@ -96,15 +97,11 @@ async function startNpmStart(): Promise<Running> {
   const log = join(work, "access.log");
   const out = openSync(log, "w");
   const { ACCESS_LOG: _, ...env } = process.env;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@catalog-kit/source", "packages/http-node/src/cli.ts"],
-    {
-      cwd: new URL("../..", import.meta.url),
-      env: { ...env, PORT: "0", CATALOG_CONFIG: config },
-      stdio: ["ignore", out, "inherit"],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, npmStartArgs(), {
+    cwd: ROOT,
+    env: { ...env, PORT: "0", CATALOG_CONFIG: config },
+    stdio: ["ignore", out, "inherit"],
+  });
   closeSync(out);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let url: string | undefined;

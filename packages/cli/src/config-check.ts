@@ -1,12 +1,13 @@
 // `catalog-kit config check FILE`: validates a server configuration and prints the settings in
 // effect, defaults included, with every secret redacted.
-import { ConfigError, loadConfig } from "@catalog-kit/http-node/standalone";
 import { UsageError } from "./options.ts";
 
 /** Runs `catalog-kit config check`; returns the exit code. */
 export async function checkConfig(args: readonly string[]): Promise<number> {
   const [file, ...extra] = args;
   if (file === undefined || extra.length > 0) throw new UsageError("Give one configuration file to check");
+  // The server's own loader, so that a file passes here exactly when the server would start with it.
+  const { ConfigError, loadConfig } = await import("@catalog-kit/server");
   try {
     const config = await loadConfig(file);
     const tokens = config.tokens.map(({ token, tokenSha256, ...rest }) => ({

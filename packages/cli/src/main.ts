@@ -23,8 +23,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     switch (command) {
       case "serve": {
-        const { runStandalone } = await import("@catalog-kit/http-node/standalone");
-        await runStandalone();
+        // Loaded here: the other commands never need the server, its metrics or the Redis client.
+        const { runServer } = await import("@catalog-kit/server");
+        await runServer();
         return typeof process.exitCode === "number" ? process.exitCode : 0;
       }
       case "import":

@@ -1,6 +1,5 @@
 // The public surface of @catalog-kit/http-node.
-export { type AccessLog, type AccessLogOptions, createAccessLog, formatAccessLog } from "./access-log.ts";
-export type { AccessToken } from "./access-token.ts";
+export { type AccessToken, HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
 export { DEFAULT_BODY_BUDGET_FACTOR, DEFAULT_MAX_UPLOADS_PER_TOKEN } from "./admission.ts";
 export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 export { DEFAULT_BODY_IDLE_TIMEOUT_MS, DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
@@ -14,4 +13,5 @@ export {
   type ImportRecord,
 } from "./handler.ts";
 export { type HttpErrorCode, PROBLEM_STATUSES, type ProblemBody, type ProblemCode } from "./problem.ts";
+export { type Action, API_PREFIX } from "./routes.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./server.ts";

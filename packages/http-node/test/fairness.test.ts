@@ -1,6 +1,6 @@
+import { hasCompleteResponse, openRaw, parseRawResponse, type RawConnection } from "@catalog-kit/test-support/http";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from "../src/index.ts";
-import { hasCompleteResponse, openRaw, parseRawResponse, type RawConnection } from "./support/raw-http.ts";
 import {
   product,
   productPath,

@@ -569,7 +569,7 @@ describe("routing", () => {
   });
 
   it("accepts absolute-form request targets", async () => {
-    const { openRaw, hasCompleteResponse, parseRawResponse } = await import("./support/raw-http.ts");
+    const { openRaw, hasCompleteResponse, parseRawResponse } = await import("@catalog-kit/test-support/http");
     const raw = await openRaw(server.url);
     await raw.write(`GET ${server.url}/healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(parseRawResponse(await raw.waitFor(hasCompleteResponse)).status).toBe(200);

@@ -5,12 +5,9 @@ import { join } from "node:path";
 import { inspect } from "node:util";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { CatalogError, type CatalogStore, createCatalog, type Site } from "@catalog-kit/catalog-core";
-import { startCli, stopCli } from "@catalog-kit/test-support/http";
+import { openRaw, type RawConnection, startCli, stopCli } from "@catalog-kit/test-support/http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { formatAccessLog } from "../src/access-log.ts";
-import { ConfigError, loadConfig } from "../src/config.ts";
 import { type AccessToken, createCatalogHandler, startServer } from "../src/index.ts";
-import { openRaw, type RawConnection } from "./support/raw-http.ts";
 import {
   HASHED_SHA256,
   product,
@@ -132,44 +129,6 @@ describe("prototype pollution", () => {
     const imported = await send(server, "POST", `${BASE}?__proto__=true`, body);
     expect(((await imported.json()) as ProblemBody).code).toBe("VALIDATION_FAILED");
     expectNoPollution(keysBefore);
-  });
-
-  it("a configuration file with __proto__, constructor or prototype keys is refused, naming the key, and pollutes nothing", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "catalog-hostile-"));
-    try {
-      const site = '{"siteId":"s","siteType":"t"}';
-      const config = (sites: string, tokens: string, rest = "") => `{"sites":[${sites}],"tokens":[${tokens}]${rest}}`;
-      const token = '{"token":"t","sites":"*"}';
-      const cases: [string, string][] = [
-        [config(site, token, `,"__proto__":${POISON}`), "__proto__: Unknown key"],
-        [config(site, token, `,"constructor":{"prototype":${POISON}}`), "constructor: Unknown key"],
-        [config(site, token, `,"prototype":${POISON}`), "prototype: Unknown key"],
-        [config(site, `{"token":"t","sites":[${site}],"__proto__":{"sites":"*"}}`), "tokens[0].__proto__: Unknown key"],
-        [config(site.replace("{", `{"__proto__":${POISON},`), token), "sites[0].__proto__: Unknown key"],
-        [config(site, token, `,"limits":{"__proto__":{"maxBodyBytes":1}}`), "limits.__proto__: Unknown key"],
-        [config(site, token, `,"storage":{"adapter":"memory","constructor":{}}`), "storage.constructor: Unknown key"],
-      ];
-      for (const [n, [text, named]] of cases.entries()) {
-        const file = join(dir, `config-${n}.json`);
-        await writeFile(file, text);
-        const error = await loadConfig(file).catch((caught: unknown) => caught);
-        expect(error, text).toBeInstanceOf(ConfigError);
-        expect((error as ConfigError).issues, text).toContain(named);
-        expectNoPollution(keysBefore);
-      }
-      // The same names as plain values are just names.
-      const file = join(dir, "names.json");
-      await writeFile(
-        file,
-        config('{"siteId":"__proto__","siteType":"constructor"}', '{"token":"prototype","sites":"*"}'),
-      );
-      const loaded = await loadConfig(file);
-      expect(loaded.sites).toEqual([{ siteId: "__proto__", siteType: "constructor" }]);
-      expect(Object.getPrototypeOf(loaded.sites[0])).toBe(Object.prototype);
-      expectNoPollution(keysBefore);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
   });
 });
 
@@ -738,7 +697,9 @@ describe("tokens", () => {
     const handler = createCatalogHandler(catalog, {
       tokens,
       maxBodyBytes: 4_096,
-      accessLog: (entry) => lines.push(formatAccessLog(entry), JSON.stringify(entry)),
+      // The entry as a whole: the server's access-log line holds only some of its fields, and its
+      // lines are checked as the server writes them below ("never appear in the standalone server's output").
+      accessLog: (entry) => lines.push(JSON.stringify(entry)),
       onError: (error) => reported.push(inspect(error, { depth: 10 }), String((error as Error).stack)),
     });
     const server = await startServer({ handler, port: 0 });

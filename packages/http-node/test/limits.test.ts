@@ -1,7 +1,7 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import type { CatalogStore } from "@catalog-kit/catalog-core";
+import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { hasCompleteResponse, openRaw, parseRawResponse } from "./support/raw-http.ts";
 import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
 
 const LIMIT = 2_000;

@@ -1,8 +1,8 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { type CatalogStore, isCatalogError, type Site, siteKey, toProductView } from "@catalog-kit/catalog-core";
+import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasCompleteResponse, openRaw, parseRawResponse } from "./support/raw-http.ts";
 import {
   product,
   SITE_A,

@@ -1,10 +1,10 @@
 import { connect } from "node:net";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { CatalogError, type CatalogStore, createCatalog } from "@catalog-kit/catalog-core";
+import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
 import { describe, expect, it } from "vitest";
 import { createCatalogHandler, startServer } from "../src/index.ts";
 import { urlOf } from "../src/server.ts";
-import { hasCompleteResponse, openRaw, parseRawResponse } from "./support/raw-http.ts";
 import { product, productPath, SITE_A, startTestServer, TOKENS } from "./support/test-server.ts";
 
 const admin = { token: TOKENS.admin };

@@ -1,9 +1,25 @@
-// The standalone server as a child process, as `npm start` runs it, for tests.
+// The standalone server as a child process, exactly as `npm start` runs it (`catalog-kit serve`
+// from the cli's source), for tests and the bench.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = fileURLToPath(new URL("../../http-node/src/cli.ts", import.meta.url));
+/** The repository's root: the directory `npm start` runs in, and the one `NPM_START_ARGS` are relative to. */
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/**
+ * The arguments of `node` that run what `npm start` runs, read from the root package.json's
+ * `start` script (`tsx <arguments>`): `--import tsx` in place of the `tsx` command, so that the
+ * child is the server itself (its process id, its CPU, the signals sent to it), not tsx's wrapper.
+ */
+export const NPM_START_ARGS: readonly string[] = (() => {
+  const { scripts } = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+    scripts: { start: string };
+  };
+  const [command, ...args] = scripts.start.split(" ");
+  if (command !== "tsx") throw new Error(`npm start no longer runs tsx: ${scripts.start}`);
+  return ["--import", "tsx", ...args];
+})();
 
 /** The standalone server running as a child process, as `npm start` runs it. */
 export interface CliProcess {
@@ -16,9 +32,9 @@ export interface CliProcess {
   readonly exited: Promise<number | string>;
 }
 
-/** Starts `src/cli.ts` with the source condition and the given environment (PORT defaults to 0). */
+/** Starts the server as `npm start` does, in the repository's root, with the given environment (PORT defaults to 0). */
 export function startCli(env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@catalog-kit/source", CLI], {
+  const child = spawn(process.execPath, NPM_START_ARGS, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,6 +1,8 @@
 // The standalone server's configuration file (CATALOG_CONFIG): its schema, defaults, and errors
-// that name the key.
+// that name the key. Defaults and shapes come from the packages that own them (http-node's limits,
+// adapter-redis's key prefix and replication), so that the file cannot drift from them.
 import { readFile } from "node:fs/promises";
+import { DEFAULT_KEY_PREFIX, type Replication } from "@catalog-kit/adapter-redis";
 import {
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
@@ -8,11 +10,15 @@ import {
   SiteSchema,
   siteKey,
 } from "@catalog-kit/catalog-core";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_IMPORTS,
+  DEFAULT_MAX_STREAM_BYTES,
+  HEX_SHA256,
+  hasOneSecret,
+  isTokenSite,
+} from "@catalog-kit/http-node";
 import * as v from "valibot";
-import { HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
-import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
-import { DEFAULT_MAX_CONCURRENT_IMPORTS } from "./handler.ts";
 
 /** Default of the config's `limits.requestTimeoutMs`: 10 minutes to send a whole request. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
@@ -42,6 +48,18 @@ const TokenSchema = v.pipe(
   v.check((token) => hasOneSecret(token), "Give exactly one of token and tokenSha256"),
 );
 
+const Whole = v.pipe(
+  v.number("Must be a number"),
+  v.integer("Must be an integer"),
+  v.minValue(1, "Must be at least 1"),
+);
+
+// adapter-redis's `waitForReplicas`, checked against its type: a field it adds or renames fails to compile here.
+const ReplicationSchema = v.strictObject({ replicas: Whole, timeoutMs: Whole }) satisfies v.GenericSchema<
+  unknown,
+  Replication
+>;
+
 const StorageSchema = v.pipe(
   v.variant(
     "adapter",
@@ -60,21 +78,11 @@ const StorageSchema = v.pipe(
             v.minLength(1, "Must list at least one node"),
           ),
         ),
-        keyPrefix: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")), "catalog"),
-        waitForReplicas: v.optional(
-          v.strictObject({
-            replicas: v.pipe(
-              v.number("Must be a number"),
-              v.integer("Must be an integer"),
-              v.minValue(1, "Must be at least 1"),
-            ),
-            timeoutMs: v.pipe(
-              v.number("Must be a number"),
-              v.integer("Must be an integer"),
-              v.minValue(1, "Must be at least 1"),
-            ),
-          }),
+        keyPrefix: v.optional(
+          v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")),
+          DEFAULT_KEY_PREFIX,
         ),
+        waitForReplicas: v.optional(ReplicationSchema),
       }),
     ],
     'Must be { "adapter": "memory" } or { "adapter": "redis", ... }',

@@ -1,11 +1,21 @@
+// The standalone server as `npm start` and `catalog-kit serve` run it: demo mode, configuration
+// files and their errors, the environment, graceful shutdown and the access log.
 import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CliProcess, parseCurl, performCurl, startCli, stopCli } from "@catalog-kit/test-support/http";
+import {
+  type CliProcess,
+  hasCompleteResponse,
+  openRaw,
+  parseCurl,
+  parseRawResponse,
+  performCurl,
+  startCli,
+  stopCli,
+} from "@catalog-kit/test-support/http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { hasCompleteResponse, openRaw, parseRawResponse } from "./support/raw-http.ts";
 
 let dir: string;
 const running: CliProcess[] = [];

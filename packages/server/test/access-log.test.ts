@@ -1,7 +1,7 @@
+import type { AccessLogEntry } from "@catalog-kit/http-node";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { createAccessLog, formatAccessLog } from "../src/access-log.ts";
-import type { AccessLogEntry } from "../src/index.ts";
 
 const entry = (requestId: string, path = "/healthz"): AccessLogEntry => ({
   method: "GET",

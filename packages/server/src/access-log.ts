@@ -1,6 +1,6 @@
 // The access log: one JSON line per request, written in batches so that it costs almost nothing
 // under load.
-import type { AccessLogEntry } from "./handler.ts";
+import type { AccessLogEntry } from "@catalog-kit/http-node";
 
 /**
  * One access-log line, without its newline: a JSON object with `time`, `method`, `path` (no query

@@ -1,3 +1,5 @@
+// The standalone server with Redis storage, as `npm start` runs it: one server or a Cluster,
+// restarts, a streamed import cut by SIGTERM, and Redis away at start-up.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";

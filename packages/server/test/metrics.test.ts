@@ -5,15 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { CatalogError, type CatalogStore, createCatalog } from "@catalog-kit/catalog-core";
+import { createCatalogHandler, type RunningServer, startServer } from "@catalog-kit/http-node";
 import { freePort } from "@catalog-kit/test-support";
 import { startCli, stopCli } from "@catalog-kit/test-support/http";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCatalogHandler, type RunningServer, startServer } from "../src/index.ts";
 import { createMetrics } from "../src/metrics.ts";
-import { BASE_TOKENS, product, SITE_A, SITES, TOKENS } from "./support/test-server.ts";
+import { ADMIN_TOKEN, product, SITE_A, SITES } from "./support/fixtures.ts";
 
 const BASE = "/external/product/v1";
+const TOKENS = { admin: ADMIN_TOKEN };
 let running: RunningServer | undefined;
 afterEach(async () => {
   await running?.close();
@@ -24,7 +25,7 @@ async function serve(store: CatalogStore = createMemoryStore()): Promise<string>
   const catalog = createCatalog({ store, sites: SITES });
   const metrics = createMetrics(() => handler.stats());
   const handler = createCatalogHandler(catalog, {
-    tokens: BASE_TOKENS,
+    tokens: [{ token: ADMIN_TOKEN, sites: "*" }],
     accessLog: metrics.observe,
     metrics: metrics.render,
     onError: (error) => {

@@ -1,8 +1,8 @@
 // The standalone server's Prometheus metrics: requests, latencies, imports and storage errors as
 // the handler's access log entries tell them, and the process's own, by prom-client.
-import type { IncomingMessage, ServerResponse } from "node:http";
+
+import type { AccessLogEntry, HandlerStats } from "@catalog-kit/http-node";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { AccessLogEntry, HandlerStats } from "./handler.ts";
 
 /** The server's metrics: fed by the handler's entries and errors, rendered for `GET /metrics`. */
 export interface ServerMetrics {
@@ -89,22 +89,5 @@ export function createMetrics(stats: () => HandlerStats): ServerMetrics {
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
-  };
-}
-
-/** A request listener that answers `GET /metrics` and nothing else: for metrics on an address of their own. */
-export function metricsListener(metrics: ServerMetrics): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return async (req, res) => {
-    const path = (req.url ?? "/").split("?", 1)[0];
-    if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD")) {
-      res.writeHead(404, { "content-type": "text/plain" }).end("Only GET /metrics is served here\n");
-      return;
-    }
-    try {
-      const { contentType, body } = await metrics.render();
-      res.writeHead(200, { "content-type": contentType }).end(body);
-    } catch {
-      res.writeHead(500, { "content-type": "text/plain" }).end("The metrics could not be rendered\n");
-    }
   };
 }

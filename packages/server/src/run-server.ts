@@ -1,0 +1,120 @@
+// The standalone server (`catalog-kit serve`, `npm start`): configuration, store, handler, access
+// log, metrics, graceful stop.
+import { type Catalog, createCatalog, isCatalogError } from "@catalog-kit/catalog-core";
+import {
+  type AccessLogEntry,
+  type CatalogHandler,
+  createCatalogHandler,
+  type HandlerOptions,
+  startServer,
+} from "@catalog-kit/http-node";
+import { type AccessLog, createAccessLog } from "./access-log.ts";
+import { ConfigError, loadConfig, type ServerConfig } from "./config.ts";
+import { demoBanner, demoConfig } from "./demo.ts";
+import { readEnvironment } from "./environment.ts";
+import { createMetrics, type ServerMetrics } from "./metrics.ts";
+import { metricsListener } from "./metrics-listener.ts";
+import { openStore } from "./open-store.ts";
+import { stopOnSignals } from "./stop-on-signals.ts";
+
+// exactOptionalPropertyTypes: a key left out of the file stays out of the handler's options.
+function optional<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: number });
+}
+
+// One callback per answered request for both: the handler calls it after the answer is handed over.
+function observer(
+  accessLog: AccessLog | undefined,
+  metrics: ServerMetrics | undefined,
+): ((entry: AccessLogEntry) => void) | undefined {
+  if (accessLog === undefined || metrics === undefined) return accessLog?.log ?? metrics?.observe;
+  const { log } = accessLog;
+  const { observe } = metrics;
+  return (entry) => {
+    log(entry);
+    observe(entry);
+  };
+}
+
+function createHandler(
+  catalog: Catalog,
+  config: ServerConfig,
+  accessLog: AccessLog | undefined,
+  metrics: ServerMetrics | undefined,
+): CatalogHandler {
+  const observe = observer(accessLog, metrics);
+  const options: HandlerOptions = {
+    tokens: config.tokens,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    maxStreamBytes: config.limits.maxStreamBytes,
+    maxConcurrentImports: config.limits.maxConcurrentImports,
+    ...optional("maxUploadsPerToken", config.limits.maxUploadsPerToken),
+    ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),
+    ...optional("bodyIdleTimeoutMs", config.limits.bodyIdleTimeoutMs),
+    notFoundStatus: config.notFoundStatus,
+    ...(observe === undefined ? {} : { accessLog: observe }),
+    ...(metrics !== undefined && config.metrics === true ? { metrics: metrics.render } : {}),
+    onError: (error) => {
+      if (isCatalogError(error, "STORAGE_UNAVAILABLE")) metrics?.storageError();
+      console.error("Request failed:", error);
+    },
+  };
+  return createCatalogHandler(catalog, options);
+}
+
+/**
+ * Runs the standalone server from the environment (`PORT`, `HOST`, `CATALOG_CONFIG`,
+ * `ACCESS_LOG`) until SIGTERM or SIGINT; without a configuration, a demo site and token. A
+ * configuration or start-up failure is printed and sets a failing exit code.
+ */
+export async function runServer(): Promise<void> {
+  try {
+    await serve();
+  } catch (error) {
+    console.error(
+      error instanceof ConfigError ? error.message : `Cannot start the server: ${(error as Error).message ?? error}`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+async function serve(): Promise<void> {
+  const { port, host, configFile, accessLog: logSwitch } = readEnvironment();
+  const demo = configFile === undefined ? demoConfig() : undefined;
+  const config = demo?.config ?? (await loadConfig(configFile as string));
+
+  const store = openStore(config.storage);
+  const catalog = createCatalog({ store, sites: config.sites, limits: config.limits });
+  // Batched: one write per interval instead of one system call per request. Whatever is still
+  // queued is written on the way out, so a clean shutdown loses no line.
+  const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;
+  if (accessLog !== undefined) process.on("exit", accessLog.flush);
+  const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats());
+  const handler = createHandler(catalog, config, accessLog, metrics);
+  const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
+    async (error: unknown) => {
+      await catalog.close(); // an open store connection would keep the failed process alive
+      throw error;
+    },
+  );
+  const metricsServer =
+    metrics !== undefined && typeof config.metrics === "object"
+      ? await startServer({ handler: metricsListener(metrics), port: config.metrics.port, host: config.metrics.host })
+      : undefined;
+  // Handlers first: a signal that arrives right after the banner must already stop gracefully.
+  stopOnSignals(async () => {
+    await Promise.all([server.close(), metricsServer?.close()]);
+    await catalog.close();
+    accessLog?.flush();
+  });
+  process.stdout.write(`catalog-kit server listening on ${server.url}\n`);
+  if (metricsServer !== undefined) process.stdout.write(`Metrics on ${metricsServer.url}/metrics\n`);
+  if (demo !== undefined) process.stdout.write(demoBanner(server.url, demo.token));
+  else {
+    const { sites, tokens, storage } = config;
+    process.stdout.write(
+      `Configuration ${configFile}: ${sites.length} site(s), ${tokens.length} token(s), ${storage.adapter} storage\n`,
+    );
+  }
+  catalog.checkHealth().catch((error: unknown) => console.error("Warning: the storage does not answer yet:", error));
+}

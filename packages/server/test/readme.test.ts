@@ -1,0 +1,42 @@
+// The README is the one configuration reference: its tables name exactly the keys the schema
+// takes and the metrics the server exposes.
+import { readFile } from "node:fs/promises";
+import type { HandlerStats } from "@catalog-kit/http-node";
+import { expect, it } from "vitest";
+import { ConfigSchema } from "../src/config.ts";
+import { createMetrics } from "../src/metrics.ts";
+
+const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+
+// The first column of the table under `heading`, each cell's backquoted name.
+function tableKeys(heading: string): string[] {
+  const section = readme.slice(readme.indexOf(`\n## ${heading}\n`) + 1);
+  const end = section.indexOf("\n## ", 1);
+  return [...(end === -1 ? section : section.slice(0, end)).matchAll(/^\| ([^|]+?)\s+\|/gm)]
+    .map(([, cell]) => cell as string)
+    .filter((cell) => cell.startsWith("`"))
+    .flatMap((cell) => [...cell.matchAll(/`([^`]+)`/g)].map(([, name]) => name as string));
+}
+
+it("the configuration file's table lists every key of the schema, and no other", () => {
+  const limits = ConfigSchema.entries.limits.wrapped.entries;
+  const schemaKeys = [
+    ...Object.keys(ConfigSchema.entries),
+    ...Object.keys(limits).map((key) => `limits.${key}`),
+    "tokens[].defaultSite",
+  ].filter((key) => key !== "limits");
+  expect(tableKeys("Configuration file").sort()).toEqual(schemaKeys.sort());
+});
+
+it("the environment's table lists the variables the server reads", () => {
+  expect(tableKeys("Environment")).toEqual(["PORT", "HOST", "CATALOG_CONFIG", "ACCESS_LOG"]);
+});
+
+it("the metrics' table lists every metric of the server's own", async () => {
+  const stats = (): HandlerStats => ({ importsInFlight: 0, importsWaiting: 0 });
+  const { body } = await createMetrics(stats).render();
+  const own = [...body.matchAll(/^# HELP (catalog_\w+) /gm)].map(([, name]) => name as string);
+  expect(own).toHaveLength(7);
+  const listed = tableKeys("Metrics").filter((name) => name.startsWith("catalog_"));
+  expect(listed.sort()).toEqual(own.sort());
+});
