@@ -4,8 +4,9 @@ import { get as httpGet } from "node:http";
 import { get as httpsGet } from "node:https";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
+import { LIST_PATH } from "@catalog-kit/http-node";
 import { CONNECTION_OPTIONS, connection, endpoint, formatBytes, UsageError } from "./options.ts";
-import { type ProblemBody, problemTable } from "./problems.ts";
+import { type ProblemAnswer, problemTable } from "./problems.ts";
 
 const ACCEPT = { csv: "text/csv", ndjson: "application/x-ndjson" } as const;
 
@@ -21,7 +22,7 @@ export async function exportSite(
   const format = values.format;
   if (format !== "csv" && format !== "ndjson") throw new UsageError("--format must be csv or ndjson");
   const to = await connection(values);
-  const url = endpoint(to, "/external/product/v1");
+  const url = endpoint(to, LIST_PATH);
   const get = url.protocol === "https:" ? httpsGet : httpGet;
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     get(url, { headers: { "x-service-access-token": to.token, accept: ACCEPT[format] } }, resolve).on("error", reject);
@@ -29,7 +30,7 @@ export async function exportSite(
   if (res.statusCode !== 200) {
     let text = "";
     for await (const chunk of res) text += chunk;
-    process.stderr.write(problemTable(JSON.parse(text) as ProblemBody));
+    process.stderr.write(problemTable(JSON.parse(text) as ProblemAnswer));
     return 1;
   }
   let bytes = 0;

@@ -8,8 +8,9 @@ import { request as httpsRequest } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
+import { BULK_PATH, CSV_PATH } from "@catalog-kit/http-node";
 import { CONNECTION_OPTIONS, type Connection, connection, endpoint, formatBytes, UsageError } from "./options.ts";
-import { type ProblemBody, problemTable } from "./problems.ts";
+import { type ProblemAnswer, problemTable } from "./problems.ts";
 import { createProgress } from "./progress.ts";
 
 /** How a file is sent, by its name: CSV and NDJSON stream as they are (gzip too); JSON is wrapped. */
@@ -119,8 +120,8 @@ export async function importFile(args: readonly string[]): Promise<number> {
 
   const raw = kind.format !== "json";
   const url = raw
-    ? endpoint(to, kind.format === "csv" ? "/external/product/v1/bulk/csv" : "/external/product/v1/bulk", query)
-    : new URL(`/external/product/v1/bulk?${new URLSearchParams(query)}`, to.url);
+    ? endpoint(to, kind.format === "csv" ? CSV_PATH : BULK_PATH, query)
+    : new URL(`${BULK_PATH}?${new URLSearchParams(query)}`, to.url);
   const json = raw ? undefined : await jsonBody(file, kind, to);
   const size = json?.length ?? (await stat(file)).size;
   const headers: Record<string, string | number> = {
@@ -164,7 +165,7 @@ export async function importFile(args: readonly string[]): Promise<number> {
     return 0;
   }
   process.stderr.write(
-    body === undefined ? `HTTP ${answer.status}: ${answer.body}\n` : problemTable(body as ProblemBody),
+    body === undefined ? `HTTP ${answer.status}: ${answer.body}\n` : problemTable(body as ProblemAnswer),
   );
   return 1;
 }

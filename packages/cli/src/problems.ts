@@ -1,24 +1,14 @@
 // A refused import's problems as a table people read: where (CSV row, NDJSON line, pointer or
 // parameter), which field, and what is wrong.
+import type { ProblemBody } from "@catalog-kit/http-node";
 
-/** One entry of a problem body's `errors`. */
-interface Entry {
-  readonly message: string;
-  readonly row?: number;
-  readonly line?: number;
-  readonly column?: string;
-  readonly pointer?: string;
-  readonly parameter?: string;
-}
+/**
+ * The answer of a refused request: the server's problem body, any member of which may be missing
+ * when something in between (a proxy, a load balancer) answered instead.
+ */
+export type ProblemAnswer = Partial<ProblemBody>;
 
-/** The answer of a refused request, as the server sends it (RFC 9457 with the catalog's members). */
-export interface ProblemBody {
-  readonly status?: number;
-  readonly code?: string;
-  readonly detail?: string;
-  readonly errors?: readonly Entry[];
-  readonly errorCount?: number;
-}
+type Entry = ProblemBody["errors"][number];
 
 function where(entry: Entry): [string, string] {
   if (entry.row !== undefined) return [`row ${entry.row}`, entry.column ?? ""];
@@ -28,7 +18,7 @@ function where(entry: Entry): [string, string] {
 }
 
 /** The problem body as text: its code and detail, then a table of its problems. */
-export function problemTable(body: ProblemBody): string {
+export function problemTable(body: ProblemAnswer): string {
   const rows = (body.errors ?? []).map((entry) => [...where(entry), entry.message]);
   const lines = [`${body.code ?? "ERROR"}: ${body.detail ?? "the request was refused"}`];
   if (rows.length > 0) {

@@ -1,0 +1,19 @@
+// The paths of the HTTP API, for clients (the catalog-kit command) that must not spell them again:
+// read from the route table, as routing and /openapi.json read them.
+import { ROUTES } from "./routes.ts";
+
+/** `POST` a list of products here: a JSON envelope, or a raw NDJSON body. */
+export const BULK_PATH = ROUTES.bulk.path;
+
+/** `POST` CSV here: a JSON envelope with `csvContent`, or a raw CSV body. */
+export const CSV_PATH = ROUTES.csv.path;
+
+/** `GET` a page of a site's products here; with `Accept: text/csv` or `application/x-ndjson`, the whole site (an export). */
+export const LIST_PATH = ROUTES.single.path;
+
+const PRODUCT_PREFIX = ROUTES.product.path.slice(0, ROUTES.product.path.indexOf("{"));
+
+/** The path of one product, by id or sku, percent-encoded as one path segment. */
+export function productPath(idOrSku: string): string {
+  return `${PRODUCT_PREFIX}${encodeURIComponent(idOrSku)}`;
+}
