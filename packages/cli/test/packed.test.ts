@@ -1,0 +1,81 @@
+// The command as users meet it: the packages built and packed, the tarballs installed in a folder
+// of their own outside the repository (the cli and what it depends on, nothing else of the
+// workspace), and the installed `catalog-kit serve` answering on the memory store.
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+// What is published, in the order each builds on the one before.
+const PUBLISHED = ["catalog-core", "adapter-memory", "adapter-redis", "http-node", "server", "cli"];
+const run = promisify(execFile);
+
+let dir: string | undefined;
+afterAll(async () => {
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+async function npm(cwd: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+it("npm install of the packed cli gives a catalog-kit serve that answers /healthz", async () => {
+  const workspaces = PUBLISHED.flatMap((name) => ["-w", `packages/${name}`]);
+  await npm(ROOT, "run", "build", ...workspaces);
+  dir = await mkdtemp(join(tmpdir(), "catalog-packed-"));
+  await npm(ROOT, "pack", "--pack-destination", dir, ...workspaces);
+  const tarballs = (await readdir(dir)).filter((file) => file.endsWith(".tgz"));
+  expect(tarballs).toHaveLength(PUBLISHED.length);
+  const tarball = (name: string) => `file:./${tarballs.find((file) => file === `catalog-kit-${name}-0.1.0.tgz`)}`;
+  // Only the cli is asked for; the workspace's other packages are not on a registry, so the cli's
+  // dependencies on them (and their peers) resolve to their tarballs.
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({
+      private: true,
+      dependencies: { "@catalog-kit/cli": tarball("cli") },
+      overrides: Object.fromEntries(
+        PUBLISHED.filter((name) => name !== "cli").map((name) => [`@catalog-kit/${name}`, tarball(name)]),
+      ),
+    }),
+  );
+  await npm(dir, "install", "--prefer-offline");
+
+  const server = spawn(join(dir, "node_modules", ".bin", "catalog-kit"), ["serve"], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+  let out = "";
+  let err = "";
+  server.stderr.on("data", (chunk: Buffer) => {
+    err += chunk;
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      server.stdout.on("data", (chunk: Buffer) => {
+        out += chunk;
+        const listening = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        if (listening !== undefined) resolve(listening);
+      });
+      void exited.then((code) => reject(new Error(`catalog-kit serve exited with ${code}:\n${out}\n${err}`)));
+    });
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    server.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(err).toBe("");
+  } finally {
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+  }
+}, 120_000);
