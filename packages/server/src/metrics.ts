@@ -1,8 +1,10 @@
 // The standalone server's Prometheus metrics: requests, latencies, imports and storage errors as
-// the handler's access log entries tell them, and the process's own, by prom-client.
-
+// the handler's access log entries tell them, and the process's own, by prom-client. Requests are
+// counted in a plain tally (request-tally.ts) that the registry reads when it renders.
 import type { AccessLogEntry, HandlerStats } from "@catalog-kit/http-node";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { registerCollectedHistogram } from "./collected-histogram.ts";
+import { BODY_BUCKETS, createRequestTally, DURATION_BUCKETS, OUTCOMES } from "./request-tally.ts";
 
 /** The server's metrics: fed by the handler's entries and errors, rendered for `GET /metrics`. */
 export interface ServerMetrics {
@@ -14,39 +16,50 @@ export interface ServerMetrics {
   render(): Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
-// Method is what the client sent: any other word would be a label value of its own.
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const OUTCOMES = ["created", "updated", "unchanged", "deleted"] as const;
-
 /** Creates the metrics of one server; `stats` gives the handler's imports in flight and waiting. */
 export function createMetrics(stats: () => HandlerStats): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
+  const tally = createRequestTally();
+  new Counter({
     name: "catalog_http_requests_total",
     help: "Requests answered, by route, method and status",
     labelNames: ["route", "method", "status"] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [route, { byMethod }] of tally.routes) {
+        for (const [method, byStatus] of byMethod) {
+          for (const [status, { count }] of byStatus) this.inc({ route, method, status: String(status) }, count);
+        }
+      }
+    },
   });
-  const duration = new Histogram({
+  registerCollectedHistogram(registry, {
     name: "catalog_http_request_duration_seconds",
     help: "Time from the request's arrival to its answer, by route",
-    labelNames: ["route"] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
-    registers: [registry],
+    labelName: "route",
+    bounds: DURATION_BUCKETS,
+    series: () => Array.from(tally.routes, ([route, { durations }]) => [route, durations] as const),
   });
-  const products = new Counter({
+  new Counter({
     name: "catalog_products_imported_total",
     help: "Products of written imports, by outcome and by body format",
     labelNames: ["format", "outcome"] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const [format, counts] of tally.products) {
+        for (const outcome of OUTCOMES) if (counts[outcome] > 0) this.inc({ format, outcome }, counts[outcome]);
+      }
+    },
   });
-  const bodies = new Histogram({
+  registerCollectedHistogram(registry, {
     name: "catalog_import_body_bytes",
     help: "Size of import bodies as received, by body format",
-    labelNames: ["format"] as const,
-    buckets: [1e3, 1e4, 1e5, 1e6, 1e7, 5e7, 1e8, 1e9],
-    registers: [registry],
+    labelName: "format",
+    bounds: BODY_BUCKETS,
+    series: () => tally.bodies,
   });
   const storageErrors = new Counter({
     name: "catalog_storage_errors_total",
@@ -71,20 +84,7 @@ export function createMetrics(stats: () => HandlerStats): ServerMetrics {
   });
 
   return {
-    observe(entry) {
-      const method = METHODS.has(entry.method) ? entry.method : "other";
-      requests.inc({ route: entry.route, method, status: String(entry.status) });
-      duration.observe({ route: entry.route }, entry.durationMs / 1_000);
-      const imported = entry.import;
-      if (imported === undefined) return;
-      bodies.observe({ format: imported.format }, imported.bytes);
-      const summary = imported.summary;
-      if (summary === undefined || summary.dryRun) return;
-      for (const outcome of OUTCOMES) {
-        const count = summary[outcome];
-        if (count) products.inc({ format: imported.format, outcome }, count);
-      }
-    },
+    observe: tally.observe,
     storageError: () => storageErrors.inc(),
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
