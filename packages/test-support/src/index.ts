@@ -1,5 +1,13 @@
-// The shared test support of the workspace (tests and bench): private Redis servers and clusters.
+// The shared test support of the workspace (tests and bench): private Redis servers and clusters,
+// and private PostgreSQL servers.
 // Private, never built: it is imported as TypeScript source by vitest and tsx.
+export {
+  havePostgres,
+  POSTGRES_INSTALL_HINT,
+  type PostgresServer,
+  type PostgresServerOptions,
+  startPostgres,
+} from "./postgres-server.ts";
 export {
   cli as redisCli,
   freePort,

@@ -1,0 +1,3 @@
+// The vitest helpers of the workspace: `describe` for tests that need a server of their own.
+export { describeWithPostgres } from "./with-postgres.ts";
+export { describeWithRedis } from "./with-redis.ts";
