@@ -1,0 +1,132 @@
+// The commit of a staged import, judged in SQL: the staging table (every chunk as it came) is
+// reduced to the last product of each id, its conflicts and counts are read against the site
+// under the site's lock, and its writes applied, all in one transaction on the import's
+// connection. Nothing of the import crosses to this process but numbers and conflicts.
+import { type CommitResult, combineConflicts, type Site, type SkuConflict } from "@catalog-kit/catalog-core";
+import type pg from "pg";
+import type { Tables } from "./schema.ts";
+
+/** The staging table of an import: one per connection, which holds one import at a time. */
+export const STAGING = "pg_temp.catalog_import";
+const IDS = "pg_temp.catalog_import_ids";
+
+/** The statement that creates (once per connection) and empties the staging table. */
+export const PREPARE_STAGING = `
+  CREATE TEMP TABLE IF NOT EXISTS catalog_import (
+    seq bigint NOT NULL, position bigint NOT NULL, id text COLLATE "C" NOT NULL,
+    sku text COLLATE "C" NOT NULL, body text NOT NULL
+  );
+  TRUNCATE ${STAGING}`;
+
+// The last product of each id, its first position (which orders claims of one sku) and its last
+// (which a conflict names). Dropped with the transaction; analysed, since autovacuum never
+// looks at temporary tables and the plans below depend on its size.
+const REDUCE = `
+  CREATE TEMP TABLE catalog_import_ids ON COMMIT DROP AS
+    SELECT DISTINCT ON (id) id, sku, body, position AS last_position,
+      min(position) OVER (PARTITION BY id) AS first_position
+    FROM ${STAGING} ORDER BY id, seq DESC;
+  CREATE UNIQUE INDEX ON ${IDS} (id);
+  CREATE INDEX ON ${IDS} (sku);
+  ANALYZE ${IDS}`;
+
+// Every claimer of a sku but its first claimer.
+const CLAIMED = `
+  SELECT sku, id, held_by, last_position FROM (
+    SELECT sku, id, last_position, first_value(id) OVER (PARTITION BY sku ORDER BY first_position) AS held_by
+    FROM ${IDS}) claims
+  WHERE id <> held_by ORDER BY last_position`;
+
+interface ConflictRow {
+  readonly sku: string;
+  readonly id: string;
+  readonly held_by: string;
+  readonly last_position: string;
+}
+
+function conflictsOf(rows: readonly ConflictRow[]): SkuConflict[] {
+  return rows.map((r) => ({ sku: r.sku, id: r.id, heldBy: r.held_by, position: Number(r.last_position) }));
+}
+
+/** How the commit goes: a dry run reads one snapshot and writes nothing; a replace deletes what it does not name. */
+export interface CommitPlan {
+  readonly dryRun: boolean;
+  readonly replace: boolean;
+}
+
+// The site's number, locked against every other commit and remove of the site until this
+// transaction ends; created at the first write. A dry run neither creates nor locks it.
+async function lockSite(client: pg.ClientBase, t: Tables, site: Site, create: boolean): Promise<number | undefined> {
+  const select = `SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2${create ? " FOR UPDATE" : ""}`;
+  const args = [site.siteType, site.siteId];
+  let found = await client.query<{ site: number }>(select, args);
+  if (found.rows.length === 0 && create) {
+    await client.query(`INSERT INTO ${t.sites} (site_type, site_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, args);
+    found = await client.query<{ site: number }>(select, args);
+  }
+  return found.rows[0]?.site;
+}
+
+/**
+ * Judges and applies the staged import inside a transaction the caller has begun (and ends):
+ * `StagedImport.commit`'s answer. With conflicts, or in a dry run, it writes nothing.
+ */
+export async function judgeAndApply(
+  client: pg.ClientBase,
+  t: Tables,
+  site: Site,
+  plan: CommitPlan,
+): Promise<CommitResult> {
+  await client.query(REDUCE);
+  const claimed = conflictsOf((await client.query<ConflictRow>(CLAIMED)).rows);
+  const siteNo = await lockSite(client, t, site, !plan.dryRun);
+  // A product of the site that the import does not name keeps its sku (unless this is a replace).
+  const held =
+    plan.replace || siteNo === undefined
+      ? []
+      : conflictsOf(
+          (
+            await client.query<ConflictRow>(
+              `SELECT i.sku, i.id, p.id AS held_by, i.last_position
+               FROM ${IDS} i JOIN ${t.products} p ON p.site = $1 AND p.sku = i.sku
+               WHERE p.id <> i.id AND NOT EXISTS (SELECT 1 FROM ${IDS} j WHERE j.id = p.id)
+               ORDER BY i.last_position`,
+              [siteNo],
+            )
+          ).rows,
+        );
+  if (held.length + claimed.length > 0) return { applied: false, conflicts: combineConflicts(held, claimed) };
+
+  const { rows } = await client.query<{ total: string; existing: string; unchanged: string; size: string }>(
+    `SELECT count(*) AS total, count(p.id) AS existing, count(*) FILTER (WHERE p.body = i.body) AS unchanged,
+       (SELECT count(*) FROM ${t.products} WHERE site = $1 AND $2) AS size
+     FROM ${IDS} i LEFT JOIN ${t.products} p ON p.site = $1 AND p.id = i.id`,
+    [siteNo ?? null, plan.replace],
+  );
+  const row = rows[0] as { total: string; existing: string; unchanged: string; size: string };
+  const [total, existing, unchanged] = [Number(row.total), Number(row.existing), Number(row.unchanged)];
+  const counts = { created: total - existing, updated: existing - unchanged, unchanged };
+  const answer = plan.replace ? { ...counts, deleted: Number(row.size) - existing } : counts;
+  if (plan.dryRun || siteNo === undefined) return { applied: true, counts: answer };
+
+  if (plan.replace) {
+    await client.query(
+      `DELETE FROM ${t.products} p WHERE p.site = $1 AND NOT EXISTS (SELECT 1 FROM ${IDS} i WHERE i.id = p.id)`,
+      [siteNo],
+    );
+  }
+  // Products whose sku changes go first, so that the unique sku index, checked row by row, sees
+  // every old sku freed before any is taken again (two products may swap skus).
+  await client.query(
+    `DELETE FROM ${t.products} p USING ${IDS} i WHERE p.site = $1 AND p.id = i.id AND p.sku <> i.sku`,
+    [siteNo],
+  );
+  await client.query(
+    `INSERT INTO ${t.products} (site, id, sku, body)
+     SELECT $1, i.id, i.sku, i.body FROM ${IDS} i
+     WHERE NOT EXISTS (SELECT 1 FROM ${t.products} p WHERE p.site = $1 AND p.id = i.id AND p.body = i.body)
+     ON CONFLICT (site, id) DO UPDATE SET sku = EXCLUDED.sku, body = EXCLUDED.body`,
+    [siteNo],
+  );
+  return { applied: true, counts: answer };
+}

@@ -1,0 +1,92 @@
+// The connection pool, its figures for metrics, and the share of it that imports may hold: an
+// import keeps one connection from its first chunk to its commit (its staging is a temporary
+// table of that connection), so slow uploads could otherwise take every connection and leave
+// lookups waiting.
+import pg from "pg";
+
+/** The pool's figures, for metrics: connections open, idle and lent out, calls waiting for one, imports holding one or waiting. */
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  readonly inUse: number;
+  readonly waiting: number;
+  readonly imports: number;
+  readonly importsWaiting: number;
+}
+
+/** A pool of `size` connections to `url` whose waits end after `acquireTimeoutMs`. */
+export function createPool(url: string, size: number, acquireTimeoutMs: number): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: size,
+    connectionTimeoutMillis: acquireTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: "catalog-kit",
+  });
+  // An idle connection that the server closes is dropped by the pool; the next call opens another.
+  pool.on("error", () => {});
+  return pool;
+}
+
+/** How many imports may hold a connection at once: all but a quarter of the pool (at least one left to lookups). */
+export function importShare(poolSize: number): number {
+  return Math.max(1, poolSize - Math.max(1, Math.floor(poolSize / 4)));
+}
+
+/** A counting semaphore whose waits end after `timeoutMs` with an error, so that no import waits for ever. */
+export class ImportSlots {
+  private held = 0;
+  private readonly queue: (() => void)[] = [];
+  private readonly size: number;
+  private readonly timeoutMs: number;
+
+  constructor(size: number, timeoutMs: number) {
+    this.size = size;
+    this.timeoutMs = timeoutMs;
+  }
+
+  get holding(): number {
+    return this.held;
+  }
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.held < this.size) {
+      this.held++;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.queue.splice(this.queue.indexOf(grant), 1);
+        reject(new Error(`timeout exceeded when trying to connect: ${this.size} imports hold connections`));
+      }, this.timeoutMs);
+      this.queue.push(grant);
+    });
+  }
+
+  release(): void {
+    const next = this.queue.shift();
+    if (next === undefined) this.held--;
+    else next();
+  }
+}
+
+/** The figures of `pool` and of the imports holding its connections. */
+export function statsOf(pool: pg.Pool, slots: ImportSlots): PoolStats {
+  return {
+    total: pool.totalCount,
+    idle: pool.idleCount,
+    inUse: pool.totalCount - pool.idleCount,
+    waiting: pool.waitingCount,
+    imports: slots.holding,
+    importsWaiting: slots.waiting,
+  };
+}

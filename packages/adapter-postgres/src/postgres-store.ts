@@ -1,0 +1,144 @@
+// The `CatalogStore` on PostgreSQL: lookups and pages are single statements on any connection
+// of the pool (readers never wait for an import, whose writes they see only once committed),
+// removes and commits lock their site's row, and imports stage on a connection of their own.
+import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
+import type pg from "pg";
+import { serverAnswered, unavailable } from "./errors.ts";
+import { createPool, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
+import { migrateSchema, type Tables, tablesOf } from "./schema.ts";
+import { beginStagedImport } from "./staged-import.ts";
+
+/** Options of `createPostgresStore`: a URL (the store opens and closes its pool) or a pool you own; the schema of its tables. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:5432/database`; the store opens a pool of `poolSize` connections. */
+  readonly url?: string;
+  /** A `pg` pool you own: the store never ends it, and takes its size from it. */
+  readonly pool?: pg.Pool;
+  /** The schema of the store's tables, created if missing. Default `catalog`. */
+  readonly schema?: string;
+  /** Connections of the pool the store opens. Default 10. */
+  readonly poolSize?: number;
+  /** How long a call waits for a free connection before it fails with `STORAGE_UNAVAILABLE`. Default 5,000 ms. */
+  readonly acquireTimeoutMs?: number;
+}
+
+/** A `CatalogStore` on PostgreSQL, with its pool's figures for metrics. */
+export interface PostgresStore extends CatalogStore {
+  /** Connections open, idle and lent out, calls waiting for one, and imports holding one or waiting. */
+  poolStats(): PoolStats;
+}
+
+// The product `find` and `remove` address: by id first, then by sku, in one statement.
+function matchSql(t: Tables, by: KeyField | undefined, columns: string): string {
+  const site = `(SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2)`;
+  const arms = [];
+  if (by !== "sku") arms.push(`SELECT ${columns}, 0 AS rank FROM ${t.products} WHERE site = ${site} AND id = $3`);
+  if (by !== "id") arms.push(`SELECT ${columns}, 1 AS rank FROM ${t.products} WHERE site = ${site} AND sku = $3`);
+  return `SELECT ${columns} FROM (${arms.join(" UNION ALL ")}) m ORDER BY rank LIMIT 1`;
+}
+
+/** Opens a `CatalogStore` on PostgreSQL; its tables are created or migrated before its first call. */
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  if ((options.url === undefined) === (options.pool === undefined)) {
+    throw new TypeError("createPostgresStore needs exactly one of `url` and `pool`");
+  }
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? 5_000;
+  const poolSize = options.pool?.options.max ?? options.poolSize ?? 10;
+  const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
+  const tables = tablesOf(options.schema ?? "catalog");
+  const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
+  let migration: Promise<unknown> | undefined;
+  let closing: Promise<void> | undefined;
+
+  // Once per store; a failure is not kept, so that the next call tries again.
+  function ready(): Promise<unknown> {
+    migration ??= migrateSchema(pool, tables.schema).catch((error) => {
+      migration = undefined;
+      throw error;
+    });
+    return migration;
+  }
+
+  async function read<R extends pg.QueryResultRow>(what: string, sql: string, args: unknown[]): Promise<R[]> {
+    try {
+      await ready();
+      return (await pool.query<R>(sql, args)).rows;
+    } catch (error) {
+      throw unavailable(error, what);
+    }
+  }
+
+  return {
+    async beginImport(site, writeOptions) {
+      try {
+        await ready();
+      } catch (error) {
+        throw unavailable(error, "import", "nothing written");
+      }
+      return beginStagedImport({ pool, slots, tables }, site, writeOptions);
+    },
+
+    async find(site, key, by) {
+      const rows = await read<{ body: string }>("lookup", matchSql(tables, by, "body"), [
+        site.siteType,
+        site.siteId,
+        key,
+      ]);
+      return rows[0] && decodeProduct(rows[0].body);
+    },
+
+    async remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined> {
+      let client: pg.PoolClient | undefined;
+      let broken: Error | undefined;
+      let committing = false;
+      try {
+        await ready();
+        client = await pool.connect();
+        await client.query("BEGIN");
+        const locked = await client.query(
+          `SELECT site FROM ${tables.sites} WHERE site_type = $1 AND site_id = $2 FOR UPDATE`,
+          [site.siteType, site.siteId],
+        );
+        const { rows } =
+          locked.rows.length === 0
+            ? { rows: [] }
+            : await client.query<{ body: string }>(
+                `DELETE FROM ${tables.products} WHERE site = $4 AND id = (${matchSql(tables, by, "id")}) RETURNING body`,
+                [site.siteType, site.siteId, key, locked.rows[0].site],
+              );
+        committing = rows.length > 0;
+        await client.query(committing ? "COMMIT" : "ROLLBACK");
+        return rows[0] && decodeProduct(rows[0].body);
+      } catch (error) {
+        broken = error as Error;
+        const outcome = committing && !serverAnswered(error) ? "unknown" : "nothing written";
+        throw unavailable(error, "remove", outcome);
+      } finally {
+        client?.release(broken);
+      }
+    },
+
+    async list(site, after, limit) {
+      const from = after === undefined ? "" : "AND id > $4";
+      const rows = await read<{ body: string }>(
+        "list",
+        `SELECT body FROM ${tables.products}
+         WHERE site = (SELECT site FROM ${tables.sites} WHERE site_type = $1 AND site_id = $2) ${from}
+         ORDER BY id LIMIT $3`,
+        after === undefined ? [site.siteType, site.siteId, limit] : [site.siteType, site.siteId, limit, after],
+      );
+      return rows.map((row) => decodeProduct(row.body));
+    },
+
+    async ping() {
+      await read("ping", "SELECT 1", []);
+    },
+
+    poolStats: () => statsOf(pool, slots),
+
+    close() {
+      closing ??= options.pool === undefined ? pool.end() : Promise.resolve();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+// The tables of the catalog and their versioned migrations, run at start-up under an advisory
+// lock so that servers starting together migrate once, or ahead of a deploy with `migrate`.
+import type pg from "pg";
+
+/** The qualified names of the store's tables in one schema. */
+export interface Tables {
+  readonly schema: string;
+  readonly sites: string;
+  readonly products: string;
+  readonly migrations: string;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/** The tables of `schema`, quoted so that any schema name is safe in SQL. */
+export function tablesOf(schema: string): Tables {
+  const s = quote(schema);
+  return { schema, sites: `${s}.sites`, products: `${s}.products`, migrations: `${s}.schema_migrations` };
+}
+
+// One entry per version, applied in order, each in its own transaction. Never edit one that has
+// shipped: add the next.
+const MIGRATIONS: readonly ((t: Tables) => string)[] = [
+  // 1. A site is a small number, so that the products' keys and indexes do not repeat two strings
+  // of up to 256 characters. Ids and skus compare as bytes (COLLATE "C"): UTF-8 byte order is
+  // code-point order, the order of `list`. The body is the canonical `encodeProduct` text, kept
+  // as text because jsonb would reorder keys and rewrite numbers.
+  (t) => `
+    CREATE TABLE ${t.sites} (
+      site integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      site_type text NOT NULL,
+      site_id text NOT NULL,
+      UNIQUE (site_type, site_id)
+    );
+    CREATE TABLE ${t.products} (
+      site integer NOT NULL,
+      id text COLLATE "C" NOT NULL,
+      sku text COLLATE "C" NOT NULL,
+      body text NOT NULL,
+      PRIMARY KEY (site, id),
+      UNIQUE (site, sku)
+    );`,
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+async function currentVersion(client: pg.ClientBase, t: Tables): Promise<number | undefined> {
+  const exists = await client.query<{ table: string | null }>("SELECT to_regclass($1) AS table", [t.migrations]);
+  if (exists.rows[0]?.table == null) return undefined;
+  const { rows } = await client.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${t.migrations}`,
+  );
+  return rows[0]?.version ?? 0;
+}
+
+function tooNew(version: number): Error {
+  return new Error(
+    `The catalog's tables are at schema version ${version}, newer than this version of the store knows (${SCHEMA_VERSION}); upgrade it`,
+  );
+}
+
+/**
+ * Creates or migrates the tables in `schema` to `SCHEMA_VERSION` on one connection of `pool`,
+ * under an advisory lock (another server migrating at once waits, then finds nothing to do).
+ * Returns the version found and the version now. Refuses a database that is not UTF-8.
+ */
+export async function migrateSchema(pool: pg.Pool, schema: string): Promise<{ from: number; to: number }> {
+  const t = tablesOf(schema);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // Nothing to do is the common case, and needs no lock and no right to create anything.
+    const found = await currentVersion(client, t);
+    if (found === SCHEMA_VERSION) return { from: found, to: found };
+    if (found !== undefined && found > SCHEMA_VERSION) throw tooNew(found);
+    const { rows } = await client.query<{ encoding: string }>("SELECT current_setting('server_encoding') AS encoding");
+    if (rows[0]?.encoding !== "UTF8") {
+      throw new Error(`The database's encoding is ${rows[0]?.encoding}; the catalog needs UTF8`);
+    }
+    await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [`catalog-kit schema ${schema}`]);
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quote(schema)}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const from = (await currentVersion(client, t)) ?? 0;
+      if (from > SCHEMA_VERSION) throw tooNew(from);
+      for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
+        await client.query("BEGIN");
+        try {
+          await client.query((MIGRATIONS[version - 1] as (t: Tables) => string)(t));
+          await client.query(`INSERT INTO ${t.migrations} (version) VALUES ($1)`, [version]);
+          await client.query("COMMIT");
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => {});
+          throw error;
+        }
+      }
+      return { from, to: SCHEMA_VERSION };
+    } finally {
+      await client
+        .query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`catalog-kit schema ${schema}`])
+        .catch((error: Error) => {
+          broken = error;
+        });
+    }
+  } finally {
+    client.release(broken);
+  }
+}
