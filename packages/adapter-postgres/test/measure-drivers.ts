@@ -33,7 +33,13 @@ function product(i: number): Product {
 const chunks: string[] = [];
 for (let start = 0; start < PRODUCTS; start += CHUNK) {
   const products = Array.from({ length: CHUNK }, (_, i) => product(start + i));
-  chunks.push(copyRows(products, products.map((_, i) => start + i), start));
+  chunks.push(
+    copyRows(
+      products,
+      products.map((_, i) => start + i),
+      start,
+    ),
+  );
 }
 
 async function timed(name: string, body: () => Promise<void>): Promise<void> {
@@ -42,7 +48,9 @@ async function timed(name: string, body: () => Promise<void>): Promise<void> {
   await body();
   const wall = performance.now() - start;
   const used = process.cpuUsage(cpu);
-  console.log(`${name.padEnd(44)} ${wall.toFixed(0).padStart(6)} ms  client CPU ${((used.user + used.system) / 1000).toFixed(0).padStart(5)} ms`);
+  console.log(
+    `${name.padEnd(44)} ${wall.toFixed(0).padStart(6)} ms  client CPU ${((used.user + used.system) / 1000).toFixed(0).padStart(5)} ms`,
+  );
 }
 
 const server = await startPostgres();
@@ -57,7 +65,8 @@ try {
   for (let round = 0; round < 2; round++) {
     await client.query("TRUNCATE staging");
     await timed(`pg + pg-copy-streams: COPY ${PRODUCTS} products`, async () => {
-      for (const rows of chunks) await pipeline(Readable.from([rows]), client.query(copyFrom("COPY staging FROM STDIN")));
+      for (const rows of chunks)
+        await pipeline(Readable.from([rows]), client.query(copyFrom("COPY staging FROM STDIN")));
     });
     await sql`TRUNCATE staging`;
     await timed(`postgres.js: COPY ${PRODUCTS} products`, async () => {

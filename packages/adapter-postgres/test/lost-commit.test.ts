@@ -1,0 +1,52 @@
+// The answer to COMMIT lost after the server committed: the import fails with an error that
+// says the outcome is unknown (never that nothing was written), and the site holds the import
+// whole; the store goes on working.
+import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
+import { isCatalogError } from "@catalog-kit/catalog-core";
+import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
+import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { type CommitProxy, startCommitProxy } from "./support/commit-proxy.ts";
+import { importInChunks, products, titles, writtenBy } from "./support/fixtures.ts";
+
+describeWithPostgres("PostgreSQL store: the answer to COMMIT lost", () => {
+  let server: PostgresServer;
+  let proxy: CommitProxy;
+  let store: PostgresStore;
+  let direct: PostgresStore;
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    proxy = await startCommitProxy(server.port);
+    store = createPostgresStore({ url: proxy.url });
+    direct = createPostgresStore({ url: server.url });
+    await store.ping();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await direct?.close();
+    await proxy?.close();
+    await server?.stop();
+  });
+
+  for (const replace of [false, true]) {
+    test(`${replace ? "a replace" : "an import"}: the error says the outcome is unknown; the site holds it whole`, async () => {
+      const site = uniqueSite();
+      await importInChunks(store, site, products(0, 1500, "old"));
+      const lost = proxy.loseNextCommitAnswer();
+      const error = await importInChunks(store, site, products(1000, 3000, "new"), { replace }).catch((e) => e);
+      await lost;
+      expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
+      expect(error.message).toMatch(/may or may not have been applied/);
+      expect(error.message).not.toMatch(/nothing was written/);
+
+      // The server committed before its answer was withheld: the import is there whole.
+      const found = await titles(direct, site);
+      expect(writtenBy(found, "new")).toBe(2000);
+      expect(writtenBy(found, "old")).toBe(replace ? 0 : 1000);
+      expect(await titles(store, site)).toEqual(found);
+      expect(store.poolStats().imports).toBe(0);
+    });
+  }
+});
