@@ -1,0 +1,68 @@
+// Slow imports holding connections: they may take all but a quarter of the pool, so lookups go
+// on answering; an import past that share, or a call that finds no connection, fails fast with
+// STORAGE_UNAVAILABLE instead of waiting for ever.
+import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
+import { isCatalogError, type StagedImport } from "@catalog-kit/catalog-core";
+import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
+import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { importInChunks, product, products } from "./support/fixtures.ts";
+
+describeWithPostgres("PostgreSQL store: the pool taken by slow imports", () => {
+  let server: PostgresServer;
+  let store: PostgresStore;
+  const site = uniqueSite();
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    store = createPostgresStore({ url: server.url, poolSize: 4, acquireTimeoutMs: 500 });
+    await importInChunks(store, site, products(0, 100, "old"));
+  });
+  afterAll(async () => {
+    await store?.close();
+    await server?.stop();
+  });
+
+  test("lookups answer while imports that stalled hold connections; one import too many fails fast", async () => {
+    const stalled: StagedImport[] = [];
+    for (let k = 0; k < 3; k++) {
+      const staged = await store.beginImport(uniqueSite(), { dryRun: false });
+      await staged.add([product(k, "slow")], [1]);
+      stalled.push(staged);
+    }
+    expect(store.poolStats()).toMatchObject({ imports: 3, total: 3 });
+
+    const started = Date.now();
+    const refused = await store.beginImport(uniqueSite(), { dryRun: false }).catch((error) => error);
+    expect(isCatalogError(refused, "STORAGE_UNAVAILABLE")).toBe(true);
+    expect(refused.message).toMatch(/nothing was written/);
+    expect(Date.now() - started).toBeLessThan(3000);
+
+    // Twenty lookups at once share the connection left to them.
+    const found = await Promise.all(Array.from({ length: 20 }, (_, i) => store.find(site, product(i, "old").id)));
+    expect(found.map((p) => p?.title)).toEqual(Array.from({ length: 20 }, (_, i) => `old ${i}`));
+    expect((await store.list(site, undefined, 10)).length).toBe(10);
+
+    for (const staged of stalled) await staged.abort();
+    expect(store.poolStats()).toMatchObject({ imports: 0, importsWaiting: 0 });
+    expect((await importInChunks(store, uniqueSite(), products(0, 10, "after"))).applied).toBe(true);
+  });
+
+  test("a lookup that finds no connection free fails fast", async () => {
+    const small = createPostgresStore({ url: server.url, poolSize: 1, acquireTimeoutMs: 300 });
+    try {
+      await small.ping();
+      const staged = await small.beginImport(uniqueSite(), { dryRun: false });
+      const started = Date.now();
+      const error = await small.find(site, "p00001").catch((e) => e);
+      expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
+      expect(error.message).toMatch(/no connection of the pool was free in time/);
+      expect(Date.now() - started).toBeLessThan(3000);
+      await staged.abort();
+      expect((await small.find(site, "p00001"))?.title).toBe("old 1");
+    } finally {
+      await small.close();
+    }
+  });
+});
