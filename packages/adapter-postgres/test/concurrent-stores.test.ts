@@ -76,7 +76,7 @@ describeWithPostgres("PostgreSQL store: two servers import into one site while a
               importInChunks(stores[w] as PostgresStore, site, writer.items, {
                 replace: writer.replace,
                 chunk: 100,
-                pauseMs: pauses[w],
+                pauseMs: pauses[w] ?? 0,
               }),
             ),
           );
