@@ -4,11 +4,20 @@
 // support/channels.ts), each on a fresh site, and the answers must agree: status, code, detail,
 // errorCount, the entries beyond their locations (which must name the same product and field),
 // success bodies, and the site afterwards. Then random product lists, valid and not, encodable
-// everywhere, must too. On the memory store, Redis and Redis Cluster, each behind one server.
+// everywhere, must too. On the memory store, Redis, Redis Cluster and PostgreSQL, each behind one server.
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import { createPostgresStore } from "@catalog-kit/adapter-postgres";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { type CatalogStore, documentSource } from "@catalog-kit/catalog-core";
-import { haveRedisServer, INSTALL_HINT, startRedisCluster, startRedisServer } from "@catalog-kit/test-support";
+import {
+  havePostgres,
+  haveRedisServer,
+  INSTALL_HINT,
+  POSTGRES_INSTALL_HINT,
+  startPostgres,
+  startRedisCluster,
+  startRedisServer,
+} from "@catalog-kit/test-support";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHANNELS, type Channel, type CsvText, toCsv, toNdjson } from "./support/channels.ts";
@@ -47,6 +56,21 @@ const STORES: readonly { readonly name: string; start(): Promise<StoreUnderTest>
       return {
         store: createRedisStore({ cluster: cluster.nodes, keyPrefix: "one-answer" }),
         stop: () => cluster.stop(),
+      };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    async start() {
+      if (!havePostgres) throw new Error(POSTGRES_INSTALL_HINT);
+      const postgres = await startPostgres();
+      const store = createPostgresStore({ url: postgres.url });
+      return {
+        store,
+        stop: async () => {
+          await store.close();
+          await postgres.stop();
+        },
       };
     },
   },
