@@ -1,7 +1,7 @@
 // Migrating ahead of a deploy: the same migration the store runs at start-up, on its own.
 import type pg from "pg";
 import { createPool } from "./pool.ts";
-import { migrateSchema } from "./schema.ts";
+import { DEFAULT_SCHEMA, migrateSchema } from "./schema.ts";
 
 /**
  * Creates or migrates the store's tables in `schema` (default `catalog`) and resolves with the
@@ -14,7 +14,7 @@ export async function migrate(options: {
 }): Promise<{ from: number; to: number }> {
   const pool = options.pool ?? createPool(options.url as string, 1, 30_000);
   try {
-    return await migrateSchema(pool, options.schema ?? "catalog");
+    return await migrateSchema(pool, options.schema ?? DEFAULT_SCHEMA);
   } finally {
     if (options.pool === undefined) await pool.end();
   }

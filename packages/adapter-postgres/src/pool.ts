@@ -14,6 +14,9 @@ export interface PoolStats {
   readonly importsWaiting: number;
 }
 
+/** Connections of the pool a store opens when `poolSize` is not given. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /** A pool of `size` connections to `url` whose waits end after `acquireTimeoutMs`. */
 export function createPool(url: string, size: number, acquireTimeoutMs: number): pg.Pool {
   const pool = new pg.Pool({

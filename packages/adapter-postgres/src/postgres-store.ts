@@ -4,8 +4,8 @@
 import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { serverAnswered, unavailable } from "./errors.ts";
-import { createPool, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
-import { migrateSchema, type Tables, tablesOf } from "./schema.ts";
+import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
+import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 
 /** Options of `createPostgresStore`: a URL (the store opens and closes its pool) or a pool you own; the schema of its tables. */
@@ -43,9 +43,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     throw new TypeError("createPostgresStore needs exactly one of `url` and `pool`");
   }
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 5_000;
-  const poolSize = options.pool?.options.max ?? options.poolSize ?? 10;
+  const poolSize = options.pool?.options.max ?? options.poolSize ?? DEFAULT_POOL_SIZE;
   const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
-  const tables = tablesOf(options.schema ?? "catalog");
+  const tables = tablesOf(options.schema ?? DEFAULT_SCHEMA);
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
   let migration: Promise<unknown> | undefined;
   let closing: Promise<void> | undefined;

@@ -10,6 +10,9 @@ export interface Tables {
   readonly migrations: string;
 }
 
+/** The schema of the store's tables when `schema` is not given. */
+export const DEFAULT_SCHEMA = "catalog";
+
 function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
