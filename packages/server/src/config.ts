@@ -1,7 +1,9 @@
 // The standalone server's configuration file (CATALOG_CONFIG): its schema, defaults, and errors
 // that name the key. Defaults and shapes come from the packages that own them (http-node's limits,
-// adapter-redis's key prefix and replication), so that the file cannot drift from them.
+// adapter-redis's key prefix and replication, adapter-postgres's schema and pool size), so that
+// the file cannot drift from them.
 import { readFile } from "node:fs/promises";
+import { DEFAULT_POOL_SIZE, DEFAULT_SCHEMA } from "@catalog-kit/adapter-postgres";
 import { DEFAULT_KEY_PREFIX, type Replication } from "@catalog-kit/adapter-redis";
 import {
   DEFAULT_MAX_PRODUCTS,
@@ -84,11 +86,20 @@ const StorageSchema = v.pipe(
         ),
         waitForReplicas: v.optional(ReplicationSchema),
       }),
+      v.strictObject({
+        adapter: v.literal("postgres"),
+        url: v.pipe(
+          v.string("Must be a string"),
+          v.regex(/^postgres(?:ql)?:\/\//, "Must start with postgres:// or postgresql://"),
+        ),
+        schema: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")), DEFAULT_SCHEMA),
+        poolSize: v.optional(Whole, DEFAULT_POOL_SIZE),
+      }),
     ],
-    'Must be { "adapter": "memory" } or { "adapter": "redis", ... }',
+    'Must be { "adapter": "memory" }, { "adapter": "redis", ... } or { "adapter": "postgres", ... }',
   ),
   v.check(
-    (storage) => storage.adapter === "memory" || (storage.url === undefined) !== (storage.cluster === undefined),
+    (storage) => storage.adapter !== "redis" || (storage.url === undefined) !== (storage.cluster === undefined),
     "A redis storage needs exactly one of url and cluster",
   ),
 );

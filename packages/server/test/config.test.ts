@@ -69,6 +69,35 @@ describe("parseConfig", () => {
     ]);
   });
 
+  it("accepts a postgres storage, with the adapter's default schema and pool size", () => {
+    for (const url of ["postgres://catalog@db:5432/catalog", "postgresql://u:p@db/catalog?sslmode=require"]) {
+      expect(parseConfig({ ...contractExample, storage: { adapter: "postgres", url } }).storage).toEqual({
+        adapter: "postgres",
+        url,
+        schema: "catalog",
+        poolSize: 10,
+      });
+    }
+    const tuned = { adapter: "postgres", url: "postgres://db/catalog", schema: "shop", poolSize: 25 };
+    expect(parseConfig({ ...contractExample, storage: tuned }).storage).toEqual(tuned);
+  });
+
+  it("refuses a postgres storage with a foreign url, a bad schema or pool size, or an unknown key", () => {
+    const storage = (rest: object) => ({ ...contractExample, storage: { adapter: "postgres", ...rest } });
+    expect(issuesOf(storage({}))).toEqual(["storage.url: Required key is missing"]);
+    for (const url of ["redis://db:6379", "http://db/catalog", "db:5432/catalog", "POSTGRES://db/catalog"]) {
+      expect(issuesOf(storage({ url }))).toEqual(["storage.url: Must start with postgres:// or postgresql://"]);
+    }
+    const url = "postgres://db/catalog";
+    expect(issuesOf(storage({ url, schema: "", poolSize: 0 }))).toEqual([
+      "storage.schema: Must not be empty",
+      "storage.poolSize: Must be at least 1",
+    ]);
+    expect(issuesOf(storage({ url, poolSize: 2.5 }))).toEqual(["storage.poolSize: Must be an integer"]);
+    expect(issuesOf(storage({ url, keyPrefix: "p" }))).toEqual(["storage.keyPrefix: Unknown key"]);
+    expect(issuesOf(storage({ url, pool_size: 5 }))).toEqual(["storage.pool_size: Unknown key"]);
+  });
+
   it("names every offending key path at once", () => {
     const issues = issuesOf({
       ...contractExample,
