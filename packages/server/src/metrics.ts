@@ -1,6 +1,9 @@
 // The standalone server's Prometheus metrics: requests, latencies, imports and storage errors as
 // the handler's access log entries tell them, and the process's own, by prom-client. Requests are
-// counted in a plain tally (request-tally.ts) that the registry reads when it renders.
+// counted in a plain tally (request-tally.ts) that the registry reads when it renders; a store
+// with a connection pool (PostgreSQL) is asked for its figures the same way, only when scraped.
+import type { PoolStats } from "@catalog-kit/adapter-postgres";
+import type { CatalogStore } from "@catalog-kit/catalog-core";
 import type { AccessLogEntry, HandlerStats } from "@catalog-kit/http-node";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { registerCollectedHistogram } from "./collected-histogram.ts";
@@ -16,8 +19,25 @@ export interface ServerMetrics {
   render(): Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
-/** Creates the metrics of one server; `stats` gives the handler's imports in flight and waiting. */
-export function createMetrics(stats: () => HandlerStats): ServerMetrics {
+// One gauge per figure of `PoolStats`: a dashboard plots "in use" against "waiting" without a label filter.
+const POOL_GAUGES: readonly (readonly [name: string, help: string, figure: keyof PoolStats])[] = [
+  ["catalog_storage_pool_connections", "Connections the storage pool has open", "total"],
+  ["catalog_storage_pool_connections_idle", "Open connections of the storage pool that nothing uses", "idle"],
+  ["catalog_storage_pool_connections_in_use", "Connections of the storage pool lent out to a call", "inUse"],
+  ["catalog_storage_pool_waiting", "Calls waiting for a connection of the storage pool", "waiting"],
+  ["catalog_storage_pool_imports", "Imports holding a connection of the storage pool", "imports"],
+  ["catalog_storage_pool_imports_waiting", "Imports waiting for their share of the storage pool", "importsWaiting"],
+];
+
+function hasPool(store: CatalogStore | undefined): store is CatalogStore & { poolStats(): PoolStats } {
+  return typeof (store as { poolStats?: unknown } | undefined)?.poolStats === "function";
+}
+
+/**
+ * Creates the metrics of one server; `stats` gives the handler's imports in flight and waiting.
+ * A `store` with `poolStats()` (PostgreSQL) adds the `catalog_storage_pool_*` gauges.
+ */
+export function createMetrics(stats: () => HandlerStats, store?: CatalogStore): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const tally = createRequestTally();
@@ -82,6 +102,18 @@ export function createMetrics(stats: () => HandlerStats): ServerMetrics {
       this.set(stats().importsWaiting);
     },
   });
+  if (hasPool(store)) {
+    for (const [name, help, figure] of POOL_GAUGES) {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(store.poolStats()[figure]);
+        },
+      });
+    }
+  }
 
   return {
     observe: tally.observe,

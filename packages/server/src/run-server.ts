@@ -89,7 +89,7 @@ async function serve(): Promise<void> {
   // queued is written on the way out, so a clean shutdown loses no line.
   const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;
   if (accessLog !== undefined) process.on("exit", accessLog.flush);
-  const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats());
+  const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats(), store);
   const handler = createHandler(catalog, config, accessLog, metrics);
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {

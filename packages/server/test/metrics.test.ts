@@ -23,7 +23,7 @@ afterEach(async () => {
 
 async function serve(store: CatalogStore = createMemoryStore()): Promise<string> {
   const catalog = createCatalog({ store, sites: SITES });
-  const metrics = createMetrics(() => handler.stats());
+  const metrics = createMetrics(() => handler.stats(), store);
   const handler = createCatalogHandler(catalog, {
     tokens: [{ token: ADMIN_TOKEN, sites: "*" }],
     accessLog: metrics.observe,
@@ -122,6 +122,26 @@ describe("GET /metrics", () => {
     });
     await fetch(`${url}/healthz`);
     expect((await scrape(url)).value("catalog_storage_errors_total")).toBe(2);
+  });
+
+  it("shows a pooled store's figures as they are at each scrape, and no pool gauge for a store without one", async () => {
+    const figures = { total: 4, idle: 1, inUse: 3, waiting: 2, imports: 1, importsWaiting: 0 };
+    const pooled = { ...createMemoryStore(), poolStats: () => figures };
+    const url = await serve(pooled);
+    const first = await scrape(url);
+    expect(first.value("catalog_storage_pool_connections")).toBe(4);
+    expect(first.value("catalog_storage_pool_connections_idle")).toBe(1);
+    expect(first.value("catalog_storage_pool_connections_in_use")).toBe(3);
+    expect(first.value("catalog_storage_pool_waiting")).toBe(2);
+    expect(first.value("catalog_storage_pool_imports")).toBe(1);
+    figures.waiting = 0;
+    figures.importsWaiting = 5;
+    const second = await scrape(url);
+    expect(second.value("catalog_storage_pool_waiting")).toBe(0);
+    expect(second.value("catalog_storage_pool_imports_waiting")).toBe(5);
+    await running?.close();
+    const plain = await scrape(await serve());
+    expect(plain.text).not.toContain("catalog_storage_pool_");
   });
 });
 

@@ -1,6 +1,8 @@
 // The README is the one configuration reference: its tables name exactly the keys the schema
 // takes and the metrics the server exposes.
 import { readFile } from "node:fs/promises";
+import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import type { PoolStats } from "@catalog-kit/adapter-postgres";
 import type { HandlerStats } from "@catalog-kit/http-node";
 import { expect, it } from "vitest";
 import { ConfigSchema } from "../src/config.ts";
@@ -28,15 +30,23 @@ it("the configuration file's table lists every key of the schema, and no other",
   expect(tableKeys("Configuration file").sort()).toEqual(schemaKeys.sort());
 });
 
+it("the storage table lists every key of every adapter's storage, and no other", () => {
+  const [variant] = ConfigSchema.entries.storage.wrapped.pipe;
+  const keys = new Set(variant.options.flatMap((option) => Object.keys(option.entries)));
+  expect(tableKeys("Storage").sort()).toEqual([...keys].map((key) => `storage.${key}`).sort());
+});
+
 it("the environment's table lists the variables the server reads", () => {
   expect(tableKeys("Environment")).toEqual(["PORT", "HOST", "CATALOG_CONFIG", "ACCESS_LOG"]);
 });
 
-it("the metrics' table lists every metric of the server's own", async () => {
+it("the metrics' table lists every metric of the server's own, the pool's included", async () => {
   const stats = (): HandlerStats => ({ importsInFlight: 0, importsWaiting: 0 });
-  const { body } = await createMetrics(stats).render();
+  const figures: PoolStats = { total: 0, idle: 0, inUse: 0, waiting: 0, imports: 0, importsWaiting: 0 };
+  const pooled = { ...createMemoryStore(), poolStats: () => figures };
+  const { body } = await createMetrics(stats, pooled).render();
   const own = [...body.matchAll(/^# HELP (catalog_\w+) /gm)].map(([, name]) => name as string);
-  expect(own).toHaveLength(7);
+  expect(own).toHaveLength(13);
   const listed = tableKeys("Metrics").filter((name) => name.startsWith("catalog_"));
   expect(listed.sort()).toEqual(own.sort());
 });
