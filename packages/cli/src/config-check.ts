@@ -29,11 +29,12 @@ export async function checkConfig(args: readonly string[]): Promise<number> {
   }
 }
 
-// A Redis URL may carry a password.
+// A Redis or PostgreSQL URL may carry a password; PostgreSQL's also as a `password` parameter.
 function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "redacted";
+    if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "redacted");
     return parsed.toString();
   } catch {
     return url;

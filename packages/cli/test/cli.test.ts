@@ -166,4 +166,21 @@ describe("catalog-kit export and config check", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("maxBodyBytez");
   });
+
+  it("redacts a PostgreSQL password, in the URL's user part or as its parameter, and prints the defaults", async () => {
+    const file = join(dir, "postgres.json");
+    const url = "postgres://app:hunter2@127.0.0.1:5432/catalog?password=swordfish&sslmode=disable";
+    const storage = { adapter: "postgres", url };
+    await writeFile(file, JSON.stringify({ sites: [SITE], tokens: [{ token: "t", sites: "*" }], storage }));
+    const ok = await run("config", "check", file);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).not.toContain("hunter2");
+    expect(ok.stdout).not.toContain("swordfish");
+    expect(JSON.parse(ok.stdout).storage).toEqual({
+      adapter: "postgres",
+      url: "postgres://app:redacted@127.0.0.1:5432/catalog?password=redacted&sslmode=disable",
+      schema: "catalog",
+      poolSize: 10,
+    });
+  });
 });
