@@ -64,16 +64,17 @@ describeWithRedis("health and error messages when a master dies (3-master cluste
   test("ping fails within about 3 s of a master dying, and no error names hosts, ports or slots", async () => {
     const victim = cluster.servers[0] as RedisServer;
     const ranges = await admin.cluster("SLOTS");
-    const sites = Array.from({ length: 12 }, () => uniqueSite());
     const lost: Site[] = [];
     const kept: Site[] = [];
-    for (const site of sites) {
+    // Sites are drawn until one lies on the victim and one elsewhere: a fixed dozen missed the
+    // victim's third of the slots about once in 130 runs.
+    while (lost.length === 0 || kept.length === 0) {
+      const site = uniqueSite();
       await upsert(store, site, [product("a", "s")], write);
       const slot = (await admin.cluster("KEYSLOT", siteKeys(checkKeyPrefix(PREFIX), site).products)) as number;
       const owner = ranges.find(([from, to]) => from <= slot && slot <= to)?.[2]?.[1];
       (owner === victim.port ? lost : kept).push(site);
     }
-    expect(lost.length).toBeGreaterThan(0);
     await store.ping();
 
     await victim.kill();
