@@ -1,0 +1,137 @@
+// The load of the HTTP scenario: GETs through wrk (a C load generator on one thread, when
+// installed; autocannon otherwise), POSTs through autocannon, contenders alternating round after
+// round, and their figures compared.
+import autocannon from "autocannon";
+import { median } from "../measure.ts";
+import { progress } from "../report.ts";
+import { TOKEN } from "../servers/shared.ts";
+import { runWrk, writeGetScript } from "../wrk.ts";
+import type { Running } from "./servers.ts";
+import { getPaths, type Load, quick, rounds, work, wrk } from "./setup.ts";
+
+/** What a server sustained in one round of a load. */
+export interface Measured {
+  /** Requests per second, every one answered 2xx. */
+  readonly rate: number;
+  /** 99th percentile latency in milliseconds. */
+  readonly p99: number;
+  /**
+   * Server CPU per request in microseconds. When the load generator is the bound (it shares the
+   * machine's cores), rates converge and this is what still tells the servers apart.
+   */
+  readonly cpuMicros: number | undefined;
+  /** The load generator's CPU per request in microseconds: wrk's, or this process's for autocannon. */
+  readonly generatorMicros: number | undefined;
+}
+
+const getScript = writeGetScript(work, getPaths, { "x-service-access-token": TOKEN });
+
+/** GETs through wrk: what the server sustained; throws when any request failed. */
+async function loadWithWrk(server: Running, spec: Load): Promise<Measured> {
+  const cpuBefore = server.cpuSeconds();
+  const result = await runWrk(server.url, getScript, spec.connections, spec.seconds);
+  const cpuAfter = server.cpuSeconds();
+  if (result.failures > 0) throw new Error(`${server.url}: ${result.failures} failed GETs`);
+  const cpuMicros =
+    cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests;
+  return {
+    rate: result.requests / result.seconds,
+    p99: result.p99,
+    cpuMicros,
+    generatorMicros: (result.cpuSeconds * 1e6) / result.requests,
+  };
+}
+
+/** What the server sustained under `spec`; throws when any request failed. */
+export async function load(server: Running, spec: Load): Promise<Measured> {
+  if (wrk && spec.method === "GET") return loadWithWrk(server, spec);
+  const { url } = server;
+  const cpuBefore = server.cpuSeconds();
+  const generatorBefore = process.cpuUsage();
+  let next = 0;
+  const result = await autocannon({
+    url: `${url}${spec.path}`,
+    connections: spec.connections,
+    duration: spec.seconds,
+    headers: { "x-service-access-token": TOKEN, "content-type": "application/json" },
+    requests: [
+      {
+        method: spec.method,
+        setupRequest: (request) => {
+          const n = next++;
+          if (spec.bodies) return { ...request, body: spec.bodies[n % spec.bodies.length] as unknown as string };
+          return { ...request, path: getPaths[n % getPaths.length] as string };
+        },
+      },
+    ],
+  });
+  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
+    throw new Error(
+      `${url}${spec.path}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`,
+    );
+  }
+  const cpuAfter = server.cpuSeconds();
+  const generator = process.cpuUsage(generatorBefore);
+  const cpuMicros =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
+  return {
+    rate: result.requests.total / (result.duration || spec.seconds),
+    p99: result.latency.p99,
+    cpuMicros,
+    generatorMicros: (generator.user + generator.system) / result.requests.total,
+  };
+}
+
+/** Runs each contender once per round, in turn; returns every contender's per-round rates. */
+export async function alternate(
+  name: string,
+  contenders: Record<string, [Running, Load]>,
+): Promise<Map<string, Measured[]>> {
+  const rates = new Map<string, Measured[]>(Object.keys(contenders).map((key) => [key, []]));
+  // Untimed load first, so that every server is compiled and warm when its rounds start.
+  if (!quick) for (const [server, spec] of Object.values(contenders)) await load(server, { ...spec, seconds: 2 });
+  for (let round = 0; round < rounds; round++) {
+    for (const [key, [server, spec]] of Object.entries(contenders)) {
+      progress(`${name}: ${key}, round ${round + 1} of ${rounds}, ${spec.seconds} s`);
+      rates.get(key)?.push(await load(server, spec));
+    }
+  }
+  return rates;
+}
+
+/**
+ * A subject's figures against a baseline's over the same rounds: median rates (times
+ * `perRequest`, for products a request), the median of the per-round ratios, CPU, and a note.
+ */
+export function compare(rates: Map<string, Measured[]>, subject: string, baseline: string, perRequest = 1) {
+  const a = rates.get(subject) ?? [];
+  const b = rates.get(baseline) ?? [];
+  const p99 = (runs: Measured[]) => `${Number(median(runs.map((run) => run.p99)).toFixed(2))} ms`;
+  const unit = perRequest === 1 ? "a request" : "a product";
+  const micros = (runs: Measured[], pick: (run: Measured) => number | undefined) => {
+    const values = runs.map(pick).filter((value) => value !== undefined);
+    return values.length === runs.length ? median(values) / perRequest : undefined;
+  };
+  const cpu = (runs: Measured[]) => {
+    const server = micros(runs, (run) => run.cpuMicros);
+    const generator = micros(runs, (run) => run.generatorMicros);
+    return (
+      (server === undefined ? "" : `, server CPU ${server.toFixed(2)} µs ${unit}`) +
+      (generator === undefined ? "" : `, load generator CPU ${generator.toFixed(2)} µs ${unit}`)
+    );
+  };
+  const cpuRatio = a.every((run, i) => run.cpuMicros !== undefined && b[i]?.cpuMicros !== undefined)
+    ? median(a.map((run, i) => (run.cpuMicros as number) / ((b[i] as Measured).cpuMicros as number)))
+    : undefined;
+  return {
+    figure: median(a.map((run) => run.rate)) * perRequest,
+    baseline: median(b.map((run) => run.rate)) * perRequest,
+    ratio: median(a.map((x, i) => x.rate / (b[i] as Measured).rate)),
+    cpu: micros(a, (run) => run.cpuMicros),
+    baselineCpu: micros(b, (run) => run.cpuMicros),
+    cpuRatio,
+    note: `p99 latency ${p99(a)}${cpu(a)}; baseline ${p99(b)}${cpu(b)}`,
+  };
+}

@@ -1,0 +1,95 @@
+// The servers the HTTP scenario loads, each in a child process of its own: the bench's servers
+// (servers/*.ts) and the standalone server exactly as `npm start` runs it.
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { toBulkBody } from "../data.ts";
+import { SITE, TOKEN } from "../servers/shared.ts";
+import { npmStartArgs, ROOT } from "../standalone.ts";
+import { BATCH, products, stored, work } from "./setup.ts";
+
+const here = new URL("..", import.meta.url);
+
+/** A server in a child process: where it listens, its CPU so far, and a graceful stop. */
+export interface Running {
+  readonly url: string;
+  /** CPU seconds the server process has used so far, where the system tells (Linux); else undefined. */
+  cpuSeconds(): number | undefined;
+  stop(): Promise<void>;
+}
+
+// utime + stime of a process, in clock ticks of 1/100 s (Linux's USER_HZ).
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+// A server child process: where it listens, its CPU so far, and a graceful stop.
+function running(url: string, child: ChildProcess, exited: Promise<void>): Running {
+  return {
+    url,
+    cpuSeconds: () => cpuSecondsOf(child.pid),
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Starts a bench server (servers/*.ts) under tsx and waits for the URL it announces. */
+export async function startServer(file: string, args: readonly string[] = []): Promise<Running> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@catalog-kit/source", file, ...args],
+    { cwd: here, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once("line", (line) => resolve((JSON.parse(line) as { url: string }).url));
+    child.once("exit", (code) => reject(new Error(`${file} exited with ${code} before listening`)));
+  });
+  return running(url, child, exited);
+}
+
+/**
+ * The standalone server as `npm start` runs it (`catalog-kit serve` from source, under tsx), configured
+ * by a file with the bench's site and token and nothing else, so every limit and the access log
+ * are at their defaults. Its stdout (the access log) goes to a file, as `npm start > access.log`
+ * would; the products are loaded over HTTP.
+ */
+export async function startNpmStart(): Promise<Running> {
+  const config = join(work, "config.json");
+  writeFileSync(config, JSON.stringify({ sites: [SITE], tokens: [{ token: TOKEN, sites: [SITE] }] }));
+  const log = join(work, "access.log");
+  const out = openSync(log, "w");
+  const { ACCESS_LOG: _, ...env } = process.env;
+  const child: ChildProcess = spawn(process.execPath, npmStartArgs(), {
+    cwd: ROOT,
+    env: { ...env, PORT: "0", CATALOG_CONFIG: config },
+    stdio: ["ignore", out, "inherit"],
+  });
+  closeSync(out);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let url: string | undefined;
+  for (let waited = 0; url === undefined; waited += 50) {
+    if (child.exitCode !== null || waited > 30_000)
+      throw new Error(`npm start did not listen:\n${readFileSync(log, "utf8")}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    url = /listening on (http:\/\/\S+)/.exec(readFileSync(log, "utf8"))?.[1];
+  }
+  for (let first = 0; first < stored; first += BATCH) {
+    const response = await fetch(`${url}/external/product/v1/bulk`, {
+      method: "POST",
+      headers: { "x-service-access-token": TOKEN, "content-type": "application/json" },
+      body: toBulkBody(products.slice(first, first + BATCH)),
+    });
+    if (response.status !== 200) throw new Error(`npm start refused the preload: ${await response.text()}`);
+  }
+  return running(url, child, exited);
+}

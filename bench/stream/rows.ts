@@ -1,0 +1,123 @@
+// The rows of the streamed-import scenario: a case's rate against its baseline, the server's peak
+// memory, Redis's longest call, and what each case cost in CPU and memory, for the notes.
+import type { Row } from "../report.ts";
+import { SERVER, type Storage } from "../rig.ts";
+import { type Measured, rate } from "./cases.ts";
+import { type CaseName, count, cpuRows, fixed, megabytes } from "./setup.ts";
+
+/** CPU and memory of a case, for a row's note. */
+export function describe(m: Measured): string {
+  const perProduct = (seconds: number) => `${fixed((seconds * 1e6) / m.products, 2)} µs a product`;
+  const parts = [
+    `${fixed(megabytes(m.bytes) / m.seconds)} MB/s`,
+    ...(m.answer !== undefined && m.answer.wireBytes !== m.bytes
+      ? [`${fixed(megabytes(m.answer.wireBytes))} MB on the wire`]
+      : []),
+    ...(m.answer !== undefined && Number.isFinite(m.answer.afterLastByte)
+      ? [`answer ${fixed(m.answer.afterLastByte, 2)} s after the last byte`]
+      : []),
+    `server peak RSS ${m.peakRss === undefined ? "n/a" : fixed(megabytes(m.peakRss), 0)} MB (${fixed(megabytes(m.idleRss), 0)} MB idle, ${m.halfRss === undefined ? "n/a" : fixed(megabytes(m.halfRss), 0)} MB at half the body)`,
+    `server CPU ${fixed(m.serverCpu, 2)} s (${perProduct(m.serverCpu)})`,
+    `client CPU ${fixed(m.clientCpu, 2)} s (${perProduct(m.clientCpu)})`,
+    `longest GET /healthz meanwhile ${fixed(m.stall, 0)} ms${m.probeFailures > 0 ? ` (${m.probeFailures} not 200)` : ""}`,
+  ];
+  if (m.redis !== undefined) {
+    parts.push(
+      `redis-server CPU ${fixed(m.redis.cpuSeconds, 2)} s, peak memory ${fixed(megabytes(m.redis.peakBytes), 0)} MB (${fixed(megabytes(m.redis.usedBytes), 0)} MB after)`,
+      `longest script call ${fixed(m.redis.script, 2)} ms (${m.redis.scriptCall}; ${m.redis.over10} calls of 10 ms or more), longest command ${fixed(m.redis.any, 2)} ms (${m.redis.anyCall})`,
+    );
+  }
+  return parts.join(", ");
+}
+
+/** How the rows name each case. */
+export const LABEL: Readonly<Record<CaseName, string>> = {
+  cli: "NDJSON file sent by `catalog-kit import FILE` (the command's source under tsx, progress lines on a pipe)",
+  ndjson: "NDJSON import",
+  csv: "CSV import",
+  gzip: "gzipped NDJSON import (Content-Encoding: gzip, level 1)",
+  "bad-row": "NDJSON import with an invalid last line",
+};
+
+/** A body's size and products, for a row's subject. */
+export function sizeLabel(m: Measured): string {
+  return `${fixed(megabytes(m.bytes), 0)} MB, ${count(m.products)} products`;
+}
+
+/** The subject of a case's rows: what was sent, how, into which storage, through which server. */
+export function subjectOf(storage: Storage, name: CaseName, m: Measured): string {
+  const request = name === "cli" ? "one request with a Content-Length" : "one chunked request";
+  return `streamed ${LABEL[name]} over HTTP, ${storage}, ${sizeLabel(m)} in ${request}, ${SERVER}`;
+}
+
+/** A case's rows against its baseline: rate, peak RSS, CPU per product (`--cpu-rows`), memory above the heap, longest script call. */
+export function streamRows(
+  storage: Storage,
+  name: CaseName,
+  m: Measured,
+  baseline: Measured,
+  baselineName: string,
+): Row[] {
+  const subject = subjectOf(storage, name, m);
+  const rows: Row[] = [
+    {
+      scenario: subject,
+      figure: rate(m),
+      unit: "products/s",
+      baseline: { name: baselineName, figure: rate(baseline), unit: "products/s" },
+      ratio: rate(m) / rate(baseline),
+      // A streamed NDJSON import into Redis is to be at least as fast as the buffered one.
+      ...(storage === "redis" && name === "ndjson" ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
+      note: `${describe(m)}; baseline: ${describe(baseline)}`,
+    },
+  ];
+  if (m.peakRss !== undefined && baseline.peakRss !== undefined) {
+    rows.push({
+      scenario: `server peak RSS (VmHWM), ${subject}`,
+      figure: megabytes(m.peakRss),
+      unit: "MB",
+      baseline: { name: baselineName, figure: megabytes(baseline.peakRss), unit: "MB" },
+      ratio: m.peakRss / baseline.peakRss,
+      // Into Redis or PostgreSQL the staging lives in the store: the server's peak is to stay under 300 MB.
+      ...(storage !== "memory" ? { target: { label: "<= 300 MB", max: 300 } } : {}),
+      note: `fresh server for each; idle ${fixed(megabytes(m.idleRss), 0)} MB`,
+    });
+  }
+  if (cpuRows) rows.push(...cpuPerProductRows(subject, m, baseline, baselineName));
+  if (m.peakRss !== undefined && m.heapAfter !== undefined) {
+    // Into memory the server keeps the products: what it may take beyond them is 300 MB.
+    rows.push({
+      scenario: `server peak RSS above the heap in use once it answered (the stored products, and garbage not yet collected), ${subject}`,
+      figure: megabytes(m.peakRss - m.heapAfter),
+      unit: "MB",
+      target: { label: "<= 300 MB", max: 300 },
+      note: `peak RSS ${fixed(megabytes(m.peakRss), 0)} MB, heap in use afterwards ${fixed(megabytes(m.heapAfter), 0)} MB (${fixed(m.heapAfter / m.products, 0)} B a product; \`nodejs_heap_size_used_bytes\` of /metrics)`,
+    });
+  }
+  if (m.redis !== undefined && baseline.redis !== undefined) {
+    rows.push({
+      scenario: `longest single Redis script call, ${subject}`,
+      figure: m.redis.script,
+      unit: "ms",
+      baseline: { name: baselineName, figure: baseline.redis.script, unit: "ms" },
+      note: `${m.redis.scriptCall}; ${m.redis.over10} script calls of 10 ms or more; longest command of any kind: ${fixed(m.redis.any, 2)} ms (${m.redis.anyCall})`,
+    });
+  }
+  return rows;
+}
+
+/** The server's and redis-server's CPU per product, which the notes also give, as rows an A/B can compare. */
+function cpuPerProductRows(subject: string, m: Measured, baseline: Measured, baselineName: string): Row[] {
+  const micros = (seconds: number, of: Measured) => (seconds * 1e6) / of.products;
+  const row = (who: string, figure: number, base: number): Row => ({
+    scenario: `${who} CPU per product, ${subject}`,
+    figure,
+    unit: "µs/product",
+    baseline: { name: baselineName, figure: base, unit: "µs/product" },
+  });
+  const rows = [row("server", micros(m.serverCpu, m), micros(baseline.serverCpu, baseline))];
+  if (m.redis !== undefined && baseline.redis !== undefined) {
+    rows.push(row("redis-server", micros(m.redis.cpuSeconds, m), micros(baseline.redis.cpuSeconds, baseline)));
+  }
+  return rows;
+}
