@@ -1,66 +1,95 @@
 // A fresh standalone server for one case of the streamed-import and sync scenarios, exactly as
-// `npm start` runs it, on memory or on a fresh redis-server of its own, whose commands are watched.
+// `npm start` runs it, on memory, or on a fresh redis-server or PostgreSQL of its own, watched.
 import { haveRedisServer, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { Redis } from "ioredis";
+import {
+  type BenchPostgres,
+  havePostgres,
+  type PostgresFigures,
+  PostgresWatch,
+  startBenchPostgres,
+} from "./postgres.ts";
 import { cpuSecondsOf, forget, killRedisOnExit, peakRssOf, type Standalone, startStandalone } from "./standalone.ts";
 import { probe, type RedisFigures, RedisWatch } from "./watch.ts";
 
 /** Where the server keeps its products. */
-export type Storage = "memory" | "redis";
+export type Storage = "memory" | "redis" | "postgres";
 
-/** Both storages, in the order the scenarios run them. */
-export const STORAGES: readonly Storage[] = ["memory", "redis"];
+/** Every storage, in the order the scenarios run them (`--only` names them so). */
+export const STORAGES: readonly Storage[] = ["memory", "redis", "postgres"];
 
 /** How the rows name the server under test. */
 export const SERVER = "standalone server as `npm start` runs it";
 
-/** Whether `storage` can run here (Redis needs `redis-server`). */
+/** Whether `storage` can run here (Redis needs `redis-server`; PostgreSQL its server's programs). */
 export function available(storage: Storage): boolean {
-  return storage === "memory" || haveRedisServer;
+  return storage === "memory" || (storage === "redis" ? haveRedisServer : havePostgres);
 }
 
-/** A running case: the server, Redis's side when on Redis; `stop` ends both. */
+/** Why `storage` cannot run here, for a row without a figure. */
+export function unavailableNote(storage: Storage): string {
+  return storage === "redis"
+    ? "not available: redis-server is not installed"
+    : "not available: PostgreSQL (initdb, pg_ctl) or adapter-postgres is missing";
+}
+
+/** A running case: the server, its store's side when on Redis or PostgreSQL; `stop` ends them all. */
 export interface Rig {
   readonly server: Standalone;
   readonly watch: RedisWatch | undefined;
+  /** The private PostgreSQL the server stores into, and its watch. */
+  readonly postgres: BenchPostgres | undefined;
+  readonly postgresWatch: PostgresWatch | undefined;
   stop(): Promise<void>;
 }
 
 /**
- * Starts a server configured by `configOf(storage section)`: `{ adapter: "memory" }`, or a fresh
- * redis-server's address (key prefix `bench`). Nothing is left running when it fails to start.
+ * Starts a server configured by `configOf(storage section)`: `{ adapter: "memory" }`, a fresh
+ * redis-server's address (key prefix `bench`), or a fresh PostgreSQL's (the default schema and
+ * pool). Nothing is left running when it fails to start.
  */
 export async function startRig(storage: Storage, name: string, configOf: (storage: object) => object): Promise<Rig> {
   let redis: RedisServer | undefined;
   let admin: Redis | undefined;
   let redisPid: number | undefined;
-  const stopRedis = async () => {
+  let postgres: BenchPostgres | undefined;
+  const stopStores = async () => {
     admin?.disconnect();
     await redis?.stop();
     if (redisPid !== undefined) forget(redisPid);
+    await postgres?.stop();
   };
-  if (storage === "redis") {
-    redis = await startRedisServer();
-    redisPid = await killRedisOnExit(redis.url);
-    admin = new Redis({ port: redis.port, host: "127.0.0.1" });
+  let section: object = { adapter: "memory" };
+  try {
+    if (storage === "redis") {
+      redis = await startRedisServer();
+      redisPid = await killRedisOnExit(redis.url);
+      admin = new Redis({ port: redis.port, host: "127.0.0.1" });
+      section = { adapter: "redis", url: redis.url, keyPrefix: "bench" };
+    } else if (storage === "postgres") {
+      postgres = await startBenchPostgres();
+      section = { adapter: "postgres", url: postgres.url };
+    }
+  } catch (error) {
+    await stopStores();
+    throw error;
   }
   let server: Standalone;
   try {
-    server = await startStandalone(
-      `${storage} ${name}`,
-      configOf(redis === undefined ? { adapter: "memory" } : { adapter: "redis", url: redis.url, keyPrefix: "bench" }),
-    );
+    server = await startStandalone(`${storage} ${name}`, configOf(section));
   } catch (error) {
-    // An open admin connection and a live redis-server would keep this process from ever exiting.
-    await stopRedis();
+    // An open admin connection and a live store would keep this process from ever exiting.
+    await stopStores();
     throw error;
   }
   return {
     server,
     watch: admin === undefined || redisPid === undefined ? undefined : new RedisWatch(admin, redisPid),
+    postgres,
+    postgresWatch: postgres === undefined ? undefined : new PostgresWatch(postgres),
     async stop() {
       await server.stop();
-      await stopRedis();
+      await stopStores();
     },
   };
 }
@@ -77,20 +106,22 @@ export interface Taken {
   /** What the first probe that failed got (an error code, or a status). */
   readonly probeFailure: string | undefined;
   readonly redis?: RedisFigures;
+  readonly postgres?: PostgresFigures;
 }
 
 /**
  * Runs `work` against the rig's server, measuring wall time, the server's and this process's CPU,
- * how long the server stalled (probes with `token`) and Redis's side; `hwm` is the server's
+ * how long the server stalled (probes with `token`) and its store's side; `hwm` is the server's
  * VmHWM afterwards. When `work` fails, the probes and the watch stop too: their timers would
  * keep this process alive.
  */
 export async function measureOn<T>(
-  { server, watch }: Rig,
+  { server, watch, postgresWatch }: Rig,
   token: string,
   work: () => Promise<T>,
 ): Promise<{ taken: Taken; hwm: number | undefined; result: T }> {
   await watch?.start();
+  await postgresWatch?.start();
   const serverBefore = await cpuSecondsOf(server.pid);
   const clientBefore = process.cpuUsage();
   const started = performance.now();
@@ -101,6 +132,7 @@ export async function measureOn<T>(
   } catch (error) {
     await probed().catch(() => undefined);
     await watch?.stop().catch(() => undefined);
+    await postgresWatch?.stop().catch(() => undefined);
     throw error;
   }
   const seconds = (performance.now() - started) / 1000;
@@ -109,6 +141,7 @@ export async function measureOn<T>(
   const { stall, failures, failure } = await probed();
   const hwm = await peakRssOf(server.pid);
   const redis = await watch?.stop();
+  const postgres = await postgresWatch?.stop();
   return {
     taken: {
       seconds,
@@ -118,6 +151,7 @@ export async function measureOn<T>(
       probeFailures: failures,
       probeFailure: failure,
       ...(redis === undefined ? {} : { redis }),
+      ...(postgres === undefined ? {} : { postgres }),
     },
     hwm,
     result,

@@ -13,6 +13,7 @@ import { getPaths, type Load, quick, rounds, work, wrk } from "./setup.ts";
 export interface Measured {
   /** Requests per second, every one answered 2xx. */
   readonly rate: number;
+  readonly requests: number;
   /** 99th percentile latency in milliseconds. */
   readonly p99: number;
   /**
@@ -22,6 +23,8 @@ export interface Measured {
   readonly cpuMicros: number | undefined;
   /** The load generator's CPU per request in microseconds: wrk's, or this process's for autocannon. */
   readonly generatorMicros: number | undefined;
+  /** The store's CPU per request in microseconds, for a server whose store the bench watches. */
+  readonly storeMicros?: number;
 }
 
 const getScript = writeGetScript(work, getPaths, { "x-service-access-token": TOKEN });
@@ -36,15 +39,25 @@ async function loadWithWrk(server: Running, spec: Load): Promise<Measured> {
     cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests;
   return {
     rate: result.requests / result.seconds,
+    requests: result.requests,
     p99: result.p99,
     cpuMicros,
     generatorMicros: (result.cpuSeconds * 1e6) / result.requests,
   };
 }
 
-/** What the server sustained under `spec`; throws when any request failed. */
+/** What the server sustained under `spec` (and its store's CPU, when watched); throws when any request failed. */
 export async function load(server: Running, spec: Load): Promise<Measured> {
-  if (wrk && spec.method === "GET") return loadWithWrk(server, spec);
+  const storeBefore = await server.storeCpuSeconds?.();
+  const measured =
+    wrk && spec.method === "GET" ? await loadWithWrk(server, spec) : await loadWithAutocannon(server, spec);
+  if (storeBefore === undefined || server.storeCpuSeconds === undefined) return measured;
+  const storeSeconds = (await server.storeCpuSeconds()) - storeBefore;
+  return { ...measured, storeMicros: (storeSeconds * 1e6) / measured.requests };
+}
+
+/** The load through autocannon, in this process (its CPU is the generator's). */
+async function loadWithAutocannon(server: Running, spec: Load): Promise<Measured> {
   const { url } = server;
   const cpuBefore = server.cpuSeconds();
   const generatorBefore = process.cpuUsage();
@@ -78,6 +91,7 @@ export async function load(server: Running, spec: Load): Promise<Measured> {
       : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
   return {
     rate: result.requests.total / (result.duration || spec.seconds),
+    requests: result.requests.total,
     p99: result.latency.p99,
     cpuMicros,
     generatorMicros: (generator.user + generator.system) / result.requests.total,
@@ -117,8 +131,10 @@ export function compare(rates: Map<string, Measured[]>, subject: string, baselin
   const cpu = (runs: Measured[]) => {
     const server = micros(runs, (run) => run.cpuMicros);
     const generator = micros(runs, (run) => run.generatorMicros);
+    const store = micros(runs, (run) => run.storeMicros);
     return (
       (server === undefined ? "" : `, server CPU ${server.toFixed(2)} µs ${unit}`) +
+      (store === undefined ? "" : `, store CPU ${store.toFixed(2)} µs ${unit}`) +
       (generator === undefined ? "" : `, load generator CPU ${generator.toFixed(2)} µs ${unit}`)
     );
   };

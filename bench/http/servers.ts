@@ -16,6 +16,8 @@ export interface Running {
   readonly url: string;
   /** CPU seconds the server process has used so far, where the system tells (Linux); else undefined. */
   cpuSeconds(): number | undefined;
+  /** CPU seconds its store (redis-server, or every PostgreSQL process) has used so far, when it has one the bench watches. */
+  storeCpuSeconds?(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -57,16 +59,27 @@ export async function startServer(file: string, args: readonly string[] = []): P
   return running(url, child, exited);
 }
 
+/** Where a standalone server keeps its products, and how the bench reads its store's CPU. */
+export interface NpmStartStorage {
+  /** A name of its own for its configuration file and access log. */
+  readonly name: string;
+  /** The configuration's `storage` section. */
+  readonly section: object;
+  readonly cpuSeconds: () => Promise<number>;
+}
+
 /**
  * The standalone server as `npm start` runs it (`catalog-kit serve` from source, under tsx), configured
- * by a file with the bench's site and token and nothing else, so every limit and the access log
- * are at their defaults. Its stdout (the access log) goes to a file, as `npm start > access.log`
- * would; the products are loaded over HTTP.
+ * by a file with the bench's site and token and nothing else (memory storage), or the storage
+ * section given, so every limit and the access log are at their defaults. Its stdout (the access
+ * log) goes to a file, as `npm start > access.log` would; the products are loaded over HTTP.
  */
-export async function startNpmStart(): Promise<Running> {
-  const config = join(work, "config.json");
-  writeFileSync(config, JSON.stringify({ sites: [SITE], tokens: [{ token: TOKEN, sites: [SITE] }] }));
-  const log = join(work, "access.log");
+export async function startNpmStart(storage?: NpmStartStorage): Promise<Running> {
+  const name = storage?.name ?? "memory";
+  const config = join(work, `config-${name}.json`);
+  const sections = storage === undefined ? {} : { storage: storage.section };
+  writeFileSync(config, JSON.stringify({ sites: [SITE], tokens: [{ token: TOKEN, sites: [SITE] }], ...sections }));
+  const log = join(work, `access-${name}.log`);
   const out = openSync(log, "w");
   const { ACCESS_LOG: _, ...env } = process.env;
   const child: ChildProcess = spawn(process.execPath, npmStartArgs(), {
@@ -91,5 +104,6 @@ export async function startNpmStart(): Promise<Running> {
     });
     if (response.status !== 200) throw new Error(`npm start refused the preload: ${await response.text()}`);
   }
-  return running(url, child, exited);
+  const started = running(url, child, exited);
+  return storage === undefined ? started : { ...started, storeCpuSeconds: storage.cpuSeconds };
 }

@@ -2,13 +2,15 @@
 // generator never shares an event loop with a server), rounds alternating. GETs go through wrk (a C
 // load generator on one thread, when installed; autocannon otherwise), POSTs through autocannon.
 // The product runs twice: the handler alone on startServer, and the standalone server exactly as
-// `npm start` runs it (its CLI, a configuration file, the access log on, every default).
+// `npm start` runs it (its CLI, a configuration file, the access log on, every default). On
+// PostgreSQL, the standalone server only, against the same server on Redis.
 // The servers and the load live in ../http/; this is the run's outline and its rows.
 import { spawnSync } from "node:child_process";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { alternate, compare } from "../http/load.ts";
+import { postgresRows } from "../http/postgres.ts";
 import { type Running, startNpmStart, startServer } from "../http/servers.ts";
 import {
   BATCH,
@@ -24,15 +26,18 @@ import {
   rounds,
   stored,
 } from "../http/setup.ts";
-import { emit, type Row } from "../report.ts";
+import { havePostgres } from "../postgres.ts";
+import { emit, progress, type Row } from "../report.ts";
+import { unavailableNote } from "../rig.ts";
 import { KEY_PREFIX, SITE } from "../servers/shared.ts";
 
-/** `--only memory|redis` and `--only get|bulk|csv` (repeatable) narrow the run; a kind not named is not narrowed. */
+/** `--only memory|redis|postgres` and `--only get|bulk|csv` (repeatable) narrow the run; a kind not named is not narrowed. */
 const wanted = (name: string, kind: readonly string[]) => {
   const named = only?.filter((o) => kind.includes(o)) ?? [];
   return named.length === 0 || named.includes(name);
 };
 const PARTS = ["get", "bulk", "csv"];
+const STORAGES = ["memory", "redis", "postgres"];
 
 const rows: Row[] = [];
 let redis: RedisServer | undefined;
@@ -58,7 +63,7 @@ try {
   }
 
   for (const storage of ["memory", "redis"] as const) {
-    if (!wanted(storage, ["memory", "redis"])) continue;
+    if (!wanted(storage, STORAGES)) continue;
     if (storage === "redis" && redis === undefined) continue;
     const args = ["--storage", storage, "--redis-url", redis?.url ?? "", "--preload", String(stored)];
     const catalog = await startServer("servers/catalog.ts", args);
@@ -175,6 +180,29 @@ try {
     await catalog.stop();
     await fastify.stop();
     await npmStart?.stop();
+  }
+
+  // PostgreSQL is compared with Redis through the standalone server, on GET and bulk only.
+  const [get, bulk] = [wanted("get", PARTS), wanted("bulk", PARTS)];
+  if (wanted("postgres", STORAGES) && (get || bulk)) {
+    const scenario = "HTTP scenarios with PostgreSQL storage";
+    if (redis === undefined || !havePostgres) {
+      rows.push({
+        scenario,
+        figure: null,
+        unit: "",
+        note: unavailableNote(redis === undefined ? "redis" : "postgres"),
+      });
+    } else {
+      try {
+        rows.push(...(await postgresRows(redis.url, { get, bulk })));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        progress(`${scenario} failed: ${message}`);
+        rows.push({ scenario, figure: null, unit: "", note: `failed: ${message.slice(0, 600)}` });
+        process.exitCode = 1;
+      }
+    }
   }
 } finally {
   for (const server of servers) await server.stop().catch(() => {});

@@ -7,9 +7,11 @@
 // import of the same products into the same storage, 1,000 a request. Last, the same NDJSON into
 // Redis with one invalid product on its very last line: refused whole, naming that line. And the
 // same NDJSON as a file on disk, sent by the `catalog-kit import` command against `curl -T`.
+// Into PostgreSQL the NDJSON only, against its floor (a bare COPY of the same rows into the same
+// server) and against the Redis adapter's NDJSON case of the same run.
 // The cases, rows and files live in ../stream/; this is the run's outline.
 import { emit, guarded, progress } from "../report.ts";
-import { available, STORAGES, type Storage, startRig } from "../rig.ts";
+import { available, STORAGES, type Storage, startRig, unavailableNote } from "../rig.ts";
 import { badRowCase } from "../stream/bad-row.ts";
 import {
   bufferedCase,
@@ -21,6 +23,7 @@ import {
   withHeap,
 } from "../stream/cases.ts";
 import { cliCase } from "../stream/files.ts";
+import { postgresPart } from "../stream/postgres.ts";
 import { describe, LABEL, streamRows } from "../stream/rows.ts";
 import { budget, CASES, type CaseName, configOf, count, fixed, megabytes, only } from "../stream/setup.ts";
 
@@ -29,9 +32,10 @@ import { budget, CASES, type CaseName, configOf, count, fixed, megabytes, only }
 const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
   memory: ["ndjson", "csv", "gzip", "cli"],
   redis: ["ndjson", "csv", "bad-row", "cli"],
+  postgres: ["ndjson"],
 };
 
-/** `--only memory|redis` and `--only ndjson|csv|gzip|bad-row|cli` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres` and `--only ndjson|csv|gzip|bad-row|cli` (repeatable) narrow the run. */
 function wanted(storage: Storage, name?: CaseName): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o): o is Storage => (STORAGES as readonly string[]).includes(o));
@@ -40,16 +44,14 @@ function wanted(storage: Storage, name?: CaseName): boolean {
   return name === undefined || cases.length === 0 || cases.includes(name);
 }
 
+/** The Redis adapter's NDJSON case, a baseline of the PostgreSQL rows. */
+let redisNdjson: Measured | undefined;
+
 // Per storage: the NDJSON body, then the buffered baseline of the same products, then the others.
-for (const storage of STORAGES) {
+for (const storage of ["memory", "redis"] as const) {
   if (!wanted(storage)) continue;
   if (!available(storage)) {
-    emit({
-      scenario: "streamed imports into Redis",
-      figure: null,
-      unit: "",
-      note: "not available: redis-server is not installed",
-    });
+    emit({ scenario: "streamed imports into Redis", figure: null, unit: "", note: unavailableNote(storage) });
     continue;
   }
   const subjects = CASES_OF[storage].filter((name) => name !== "bad-row" && name !== "cli" && wanted(storage, name));
@@ -69,6 +71,7 @@ for (const storage of STORAGES) {
       }
     });
   if (subjects.includes("ndjson")) await runStream("ndjson");
+  if (storage === "redis") redisNdjson = measured.get("ndjson");
   let baseline: Measured | undefined;
   // The same products as the NDJSON body (or as many as would about fill the budget), buffered.
   const products = measured.get("ndjson")?.products ?? Math.floor(budget / 880);
@@ -101,3 +104,5 @@ for (const storage of STORAGES) {
   }
   if (wanted(storage, "cli")) await guarded(`streamed ${LABEL.cli}, ${storage}`, () => cliCase(storage));
 }
+
+if (wanted("postgres", "ndjson")) await postgresPart(redisNdjson);

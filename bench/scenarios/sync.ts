@@ -11,15 +11,17 @@
 //
 // Replace: a site of 100,000 products (10,000 with --quick) synced with `mode=replace` to 90 % of
 // them (every tenth product gone), as a raw NDJSON body and as one bulk JSON envelope; in the same
-// rounds, each on an equal fresh site, the plain upsert of the same body.
+// rounds, each on an equal fresh site, the plain upsert of the same body. On PostgreSQL storage,
+// the replace only, against the same replace on Redis in the same rounds.
 // The parts live in ../sync/; this is the run's outline.
 import { emit, guarded, progress } from "../report.ts";
-import { available, STORAGES, type Storage } from "../rig.ts";
+import { available, STORAGES, type Storage, unavailableNote } from "../rig.ts";
 import { exportPart } from "../sync/export.ts";
+import { postgresReplacePart } from "../sync/postgres.ts";
 import { type ReplaceData, replaceData, replacePart } from "../sync/replace.ts";
 import { count, only, PARTS, type Part, REPLACE_PRODUCTS } from "../sync/setup.ts";
 
-/** `--only memory|redis` and `--only export|replace` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres` and `--only export|replace` (repeatable) narrow the run. */
 function wanted(storage: Storage, part: Part): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o) => (STORAGES as readonly string[]).includes(o));
@@ -28,15 +30,10 @@ function wanted(storage: Storage, part: Part): boolean {
 }
 
 let data: ReplaceData | undefined;
-for (const storage of STORAGES) {
+for (const storage of ["memory", "redis"] as const) {
   if (!wanted(storage, "export") && !wanted(storage, "replace")) continue;
   if (!available(storage)) {
-    emit({
-      scenario: "export and replace on Redis",
-      figure: null,
-      unit: "",
-      note: "not available: redis-server is not installed",
-    });
+    emit({ scenario: "export and replace on Redis", figure: null, unit: "", note: unavailableNote(storage) });
     continue;
   }
   if (wanted(storage, "export")) await guarded(`export of a site, ${storage}`, () => exportPart(storage));
@@ -47,6 +44,21 @@ for (const storage of STORAGES) {
       );
       data ??= replaceData();
       await replacePart(storage, data);
+    });
+  }
+}
+
+if (wanted("postgres", "replace")) {
+  const missing = (["postgres", "redis"] as const).find((storage) => !available(storage));
+  if (missing !== undefined) {
+    emit({ scenario: "full sync on PostgreSQL", figure: null, unit: "", note: unavailableNote(missing) });
+  } else {
+    await guarded("full sync (mode=replace), postgres", async () => {
+      progress(
+        `postgres and redis: mode=replace of ${count(Math.round(REPLACE_PRODUCTS * 0.9))} products into sites of ${count(REPLACE_PRODUCTS)}`,
+      );
+      data ??= replaceData();
+      await postgresReplacePart(data);
     });
   }
 }

@@ -1,5 +1,6 @@
 // The rows of the streamed-import scenario: a case's rate against its baseline, the server's peak
 // memory, Redis's longest call, and what each case cost in CPU and memory, for the notes.
+import { describePostgres } from "../postgres.ts";
 import type { Row } from "../report.ts";
 import { SERVER, type Storage } from "../rig.ts";
 import { type Measured, rate } from "./cases.ts";
@@ -27,6 +28,7 @@ export function describe(m: Measured): string {
       `longest script call ${fixed(m.redis.script, 2)} ms (${m.redis.scriptCall}; ${m.redis.over10} calls of 10 ms or more), longest command ${fixed(m.redis.any, 2)} ms (${m.redis.anyCall})`,
     );
   }
+  if (m.postgres !== undefined) parts.push(describePostgres(m.postgres, m.products));
   return parts.join(", ");
 }
 
@@ -107,7 +109,7 @@ export function streamRows(
 }
 
 /** The server's and redis-server's CPU per product, which the notes also give, as rows an A/B can compare. */
-function cpuPerProductRows(subject: string, m: Measured, baseline: Measured, baselineName: string): Row[] {
+export function cpuPerProductRows(subject: string, m: Measured, baseline: Measured, baselineName: string): Row[] {
   const micros = (seconds: number, of: Measured) => (seconds * 1e6) / of.products;
   const row = (who: string, figure: number, base: number): Row => ({
     scenario: `${who} CPU per product, ${subject}`,

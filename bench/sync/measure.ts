@@ -1,5 +1,6 @@
 // How a case of the sync scenario is measured on its rig (wall time, CPU, the server's RSS before
 // and its peak during), and how the rounds' figures are told in the rows' notes.
+import { describePostgres } from "../postgres.ts";
 import { measureOn, type Rig, type Taken } from "../rig.ts";
 import { resetPeakRss, rssOf, type Standalone } from "../standalone.ts";
 import type { RedisFigures } from "../watch.ts";
@@ -61,6 +62,7 @@ export function describe(m: Measured, products: number, bytes?: number): string 
       `longest script call ${fixed(m.redis.script, 2)} ms (${m.redis.scriptCall}; ${m.redis.over10} of 10 ms or more), longest command ${fixed(m.redis.any, 2)} ms (${m.redis.anyCall})`,
     );
   }
+  if (m.postgres !== undefined) parts.push(describePostgres(m.postgres, products));
   return parts.join(", ");
 }
 

@@ -129,16 +129,28 @@ export const BODY_LABEL: Readonly<Record<Body, string>> = {
   json: "one bulk JSON envelope (`{ siteId, siteType, products }`)",
 };
 
-/** Replace against upsert of the same body into an equal fresh site, round after round; a fresh rig a round. */
-export async function replacePart(storage: Storage, data: ReplaceData): Promise<void> {
+/**
+ * The body limit of the replace part: the envelope is read whole, so above the default limit
+ * the limit goes up for this part (undefined: the default); and the note that says so.
+ */
+export function bodyLimit(data: ReplaceData): { maxBodyBytes: number | undefined; limitNote: string } {
   const jsonBytes = envelopeOf(replaceSite(0, "json", "replace"), data.keptJsonArray).length;
-  // The envelope is read whole: above the default limit, the limit goes up for this part.
   const maxBodyBytes =
     jsonBytes > DEFAULT_MAX_BODY_BYTES ? Math.ceil((jsonBytes + MB) / (16 * MB)) * 16 * MB : undefined;
   const limitNote =
     maxBodyBytes === undefined
       ? `every limit at its default (the envelope is ${fixed(megabytes(jsonBytes))} MiB)`
       : `limits.maxBodyBytes raised to ${fixed(megabytes(maxBodyBytes), 0)} MiB in the config file for this part (the envelope is ${fixed(megabytes(jsonBytes))} MiB, above the default 50 MiB); every other limit at its default`;
+  return { maxBodyBytes, limitNote };
+}
+
+/** What the rows say was replaced. */
+export const replaced = (data: ReplaceData) =>
+  `a site of ${count(REPLACE_PRODUCTS)} products with ${count(data.kept)} of them (every tenth gone)`;
+
+/** Replace against upsert of the same body into an equal fresh site, round after round; a fresh rig a round. */
+export async function replacePart(storage: Storage, data: ReplaceData): Promise<void> {
+  const { maxBodyBytes, limitNote } = bodyLimit(data);
   const runs = new Map<string, ReplaceRun[]>();
   const ratios: Record<Body, number[]> = { ndjson: [], json: [] };
   let stderr = "";
@@ -167,7 +179,7 @@ export async function replacePart(storage: Storage, data: ReplaceData): Promise<
       ratios[body].push(rate(replace) / rate(upsert));
     }
   }
-  const what = `a site of ${count(REPLACE_PRODUCTS)} products with ${count(data.kept)} of them (every tenth gone)`;
+  const what = replaced(data);
   for (const body of ["ndjson", "json"] as const) {
     const replaces = runs.get(`${body} replace`) ?? [];
     const upserts = runs.get(`${body} upsert`) ?? [];

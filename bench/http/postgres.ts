@@ -1,0 +1,76 @@
+// The HTTP rows of PostgreSQL storage: the standalone server as `npm start` runs it on a private
+// PostgreSQL, against the same server on Redis, the two loaded with the same products and
+// alternating round after round: GET by id, and POST bulk of 1,000 products.
+import { postgresCpuSeconds, startBenchPostgres } from "../postgres.ts";
+import type { Row } from "../report.ts";
+import { cpuSecondsOf, forget, killRedisOnExit } from "../standalone.ts";
+import { alternate, compare } from "./load.ts";
+import { type Running, startNpmStart } from "./servers.ts";
+import { BATCH, BULK, GENERATOR, GET, getSeconds, quick, rounds, stored } from "./setup.ts";
+
+const SERVER = "standalone server as `npm start` runs it (access log on)";
+const BASELINE = "the same server on Redis (adapter-redis), the same products";
+
+/**
+ * GET by id and POST bulk (as `parts` asks) through the standalone server on a fresh PostgreSQL
+ * against the same on the redis-server at `redisUrl`; each server loads the products over HTTP.
+ */
+export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk: boolean }): Promise<Row[]> {
+  const rows: Row[] = [];
+  const postgres = await startBenchPostgres();
+  const servers: Running[] = [];
+  const redisPid = await killRedisOnExit(redisUrl);
+  try {
+    const onPostgres = await startNpmStart({
+      name: "postgres",
+      section: { adapter: "postgres", url: postgres.url },
+      cpuSeconds: () => postgresCpuSeconds(postgres.pid),
+    });
+    servers.push(onPostgres);
+    const onRedis = await startNpmStart({
+      name: "redis",
+      section: { adapter: "redis", url: redisUrl, keyPrefix: "bench-npm" },
+      cpuSeconds: () => cpuSecondsOf(redisPid),
+    });
+    servers.push(onRedis);
+    const n = stored.toLocaleString("en-US");
+    const storeNote = "; store CPU: every PostgreSQL process, or redis-server";
+
+    if (parts.get) {
+      const get = await alternate("GET by id, postgres against redis", {
+        postgres: [onPostgres, GET],
+        redis: [onRedis, GET],
+      });
+      const figures = compare(get, "postgres", "redis");
+      rows.push({
+        scenario: `HTTP GET by id, postgres, ${SERVER}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`,
+        figure: figures.figure,
+        unit: "req/s",
+        baseline: { name: BASELINE, figure: figures.baseline, unit: "req/s" },
+        ratio: figures.ratio,
+        note: figures.note + storeNote,
+        ...(quick ? {} : { target: { label: ">= 0.8x", minRatio: 0.8 } }),
+      });
+    }
+    if (parts.bulk) {
+      const bulk = await alternate("POST bulk of 1,000, postgres against redis", {
+        postgres: [onPostgres, BULK],
+        redis: [onRedis, BULK],
+      });
+      const figures = compare(bulk, "postgres", "redis", BATCH);
+      rows.push({
+        scenario: `HTTP POST bulk of 1,000 products, postgres, ${SERVER}, 10 connections, every product updated`,
+        figure: figures.figure,
+        unit: "products/s",
+        baseline: { name: BASELINE, figure: figures.baseline, unit: "products/s" },
+        ratio: figures.ratio,
+        note: figures.note + storeNote,
+      });
+    }
+  } finally {
+    for (const server of servers) await server.stop().catch(() => {});
+    await postgres.stop();
+    forget(redisPid);
+  }
+  return rows;
+}
