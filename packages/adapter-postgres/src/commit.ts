@@ -4,11 +4,8 @@
 // connection. Nothing of the import crosses to this process but numbers and conflicts.
 import { type CommitResult, combineConflicts, type Site, type SkuConflict } from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import { IDS, reduceStaging, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
-
-/** The staging table of an import: one per connection, which holds one import at a time. */
-export const STAGING = "pg_temp.catalog_import";
-const IDS = "pg_temp.catalog_import_ids";
 
 /** The statement that creates (once per connection) and empties the staging table. */
 export const PREPARE_STAGING = `
@@ -17,18 +14,6 @@ export const PREPARE_STAGING = `
     sku text COLLATE "C" NOT NULL, body text NOT NULL
   );
   TRUNCATE ${STAGING}`;
-
-// The last product of each id, its first position (which orders claims of one sku) and its last
-// (which a conflict names). Dropped with the transaction; analysed, since autovacuum never
-// looks at temporary tables and the plans below depend on its size.
-const REDUCE = `
-  CREATE TEMP TABLE catalog_import_ids ON COMMIT DROP AS
-    SELECT DISTINCT ON (id) id, sku, body, position AS last_position,
-      min(position) OVER (PARTITION BY id) AS first_position
-    FROM ${STAGING} ORDER BY id, seq DESC;
-  CREATE UNIQUE INDEX ON ${IDS} (id);
-  CREATE INDEX ON ${IDS} (sku);
-  ANALYZE ${IDS}`;
 
 // Every claimer of a sku but its first claimer.
 const CLAIMED = `
@@ -67,6 +52,43 @@ async function lockSite(client: pg.ClientBase, t: Tables, site: Site, create: bo
   return found.rows[0]?.site;
 }
 
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | undefined)?.code === "23505";
+
+/**
+ * An import into a site that holds no product has nothing to compare, update or delete: under
+ * the site's lock, every staged row is inserted in one statement, and the products' own unique
+ * indexes tell whether an id or a sku repeats. Then nothing of it stays, and the general path
+ * judges the import. Returns the products created, or undefined when the general path must run.
+ */
+async function intoEmptySite(client: pg.ClientBase, t: Tables, site: Site): Promise<number | undefined> {
+  // Read without the lock first, so that imports into sites with products never take it early.
+  const { rows } = await client.query<{ empty: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM ${t.products} p JOIN ${t.sites} s ON s.site = p.site
+       WHERE s.site_type = $1 AND s.site_id = $2) AS empty`,
+    [site.siteType, site.siteId],
+  );
+  if (rows[0]?.empty !== true) return undefined;
+  const siteNo = (await lockSite(client, t, site, true)) as number;
+  const still = await client.query<{ empty: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM ${t.products} WHERE site = $1) AS empty`,
+    [siteNo],
+  );
+  if (still.rows[0]?.empty !== true) return undefined;
+  await client.query("SAVEPOINT catalog_empty_site");
+  try {
+    const inserted = await client.query(
+      `INSERT INTO ${t.products} (site, id, sku, body) SELECT $1, id, sku, body FROM ${STAGING}`,
+      [siteNo],
+    );
+    await client.query("RELEASE SAVEPOINT catalog_empty_site");
+    return inserted.rowCount ?? 0;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await client.query("ROLLBACK TO SAVEPOINT catalog_empty_site");
+    return undefined;
+  }
+}
+
 /**
  * Judges and applies the staged import inside a transaction the caller has begun (and ends):
  * `StagedImport.commit`'s answer. With conflicts, or in a dry run, it writes nothing.
@@ -77,8 +99,15 @@ export async function judgeAndApply(
   site: Site,
   plan: CommitPlan,
 ): Promise<CommitResult> {
-  await client.query(REDUCE);
-  const claimed = conflictsOf((await client.query<ConflictRow>(CLAIMED)).rows);
+  if (!plan.dryRun) {
+    const created = await intoEmptySite(client, t, site);
+    if (created !== undefined) {
+      const counts = { created, updated: 0, unchanged: 0 };
+      return { applied: true, counts: plan.replace ? { ...counts, deleted: 0 } : counts };
+    }
+  }
+  const reduced = await reduceStaging(client);
+  const claimed = reduced.skusUnique ? [] : conflictsOf((await client.query<ConflictRow>(CLAIMED)).rows);
   const siteNo = await lockSite(client, t, site, !plan.dryRun);
   // A product of the site that the import does not name keeps its sku (unless this is a replace).
   const held =
@@ -128,5 +157,6 @@ export async function judgeAndApply(
      ON CONFLICT (site, id) DO UPDATE SET sku = EXCLUDED.sku, body = EXCLUDED.body`,
     [siteNo],
   );
+  if (reduced.cleanup !== undefined) await client.query(reduced.cleanup);
   return { applied: true, counts: answer };
 }

@@ -6,10 +6,11 @@ import { pipeline } from "node:stream/promises";
 import type { CommitResult, Site, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { judgeAndApply, PREPARE_STAGING, STAGING } from "./commit.ts";
+import { judgeAndApply, PREPARE_STAGING } from "./commit.ts";
 import { copyRows } from "./copy-rows.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
 import type { ImportSlots } from "./pool.ts";
+import { STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
 
 /** What an import needs of its store. */
