@@ -30,7 +30,7 @@ function product(i: number): Product {
   };
 }
 
-const chunks: string[] = [];
+const chunks: Buffer[] = [];
 for (let start = 0; start < PRODUCTS; start += CHUNK) {
   const products = Array.from({ length: CHUNK }, (_, i) => product(start + i));
   chunks.push(
