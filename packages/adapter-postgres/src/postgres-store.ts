@@ -1,6 +1,7 @@
 // The `CatalogStore` on PostgreSQL: lookups and pages are single statements on any connection
 // of the pool (readers never wait for an import, whose writes they see only once committed),
 // removes and commits lock their site's row, and imports stage on a connection of their own.
+import { createHash } from "node:crypto";
 import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { serverAnswered, unavailable } from "./errors.ts";
@@ -28,13 +29,36 @@ export interface PostgresStore extends CatalogStore {
   poolStats(): PoolStats;
 }
 
-// The product `find` and `remove` address: by id first, then by sku, in one statement.
+// The product `remove` addresses: by id first, then by sku, in one statement.
 function matchSql(t: Tables, by: KeyField | undefined, columns: string): string {
   const site = `(SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2)`;
   const arms = [];
   if (by !== "sku") arms.push(`SELECT ${columns}, 0 AS rank FROM ${t.products} WHERE site = ${site} AND id = $3`);
   if (by !== "id") arms.push(`SELECT ${columns}, 1 AS rank FROM ${t.products} WHERE site = ${site} AND sku = $3`);
   return `SELECT ${columns} FROM (${arms.join(" UNION ALL ")}) m ORDER BY rank LIMIT 1`;
+}
+
+// The body `find` returns: by id first, then by sku, the second lookup run only when the first
+// found nothing (COALESCE evaluates its arguments in turn).
+function findSql(t: Tables, by: KeyField | undefined): string {
+  const site = `(SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2)`;
+  const arm = (column: string) => `(SELECT body FROM ${t.products} WHERE site = ${site} AND ${column} = $3)`;
+  const arms = [...(by === "sku" ? [] : [arm("id")]), ...(by === "id" ? [] : [arm("sku")])];
+  return `SELECT COALESCE(${arms.join(", ")}) AS body`;
+}
+
+function listSql(t: Tables, after: boolean): string {
+  return `SELECT body FROM ${t.products}
+    WHERE site = (SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2) ${after ? "AND id > $4" : ""}
+    ORDER BY id LIMIT $3`;
+}
+
+// Lookups and pages are named prepared statements: each connection parses and plans one once,
+// where an unnamed statement is parsed and planned on every call (most of a lookup's cost in
+// PostgreSQL). The name follows the text, which holds the schema. Behind PgBouncer in
+// transaction mode, this needs its `max_prepared_statements` (1.21 and later).
+function prepared(text: string): { name: string; text: string } {
+  return { name: `catalog_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`, text };
 }
 
 /** Opens a `CatalogStore` on PostgreSQL; its tables are created or migrated before its first call. */
@@ -47,6 +71,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
   const tables = tablesOf(options.schema ?? DEFAULT_SCHEMA);
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
+  const finds = {
+    any: prepared(findSql(tables, undefined)),
+    id: prepared(findSql(tables, "id")),
+    sku: prepared(findSql(tables, "sku")),
+  };
+  const lists = { first: prepared(listSql(tables, false)), after: prepared(listSql(tables, true)) };
   let migration: Promise<unknown> | undefined;
   let closing: Promise<void> | undefined;
 
@@ -59,10 +89,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return migration;
   }
 
-  async function read<R extends pg.QueryResultRow>(what: string, sql: string, args: unknown[]): Promise<R[]> {
+  async function read<R extends pg.QueryResultRow>(
+    what: string,
+    sql: string | { name: string; text: string },
+    args: unknown[],
+  ): Promise<R[]> {
     try {
       await ready();
-      return (await pool.query<R>(sql, args)).rows;
+      return (await pool.query<R>(typeof sql === "string" ? { text: sql, values: args } : { ...sql, values: args }))
+        .rows;
     } catch (error) {
       throw unavailable(error, what);
     }
@@ -79,12 +114,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async find(site, key, by) {
-      const rows = await read<{ body: string }>("lookup", matchSql(tables, by, "body"), [
-        site.siteType,
-        site.siteId,
-        key,
-      ]);
-      return rows[0] && decodeProduct(rows[0].body);
+      const rows = await read<{ body: string | null }>("lookup", finds[by ?? "any"], [site.siteType, site.siteId, key]);
+      const body = rows[0]?.body;
+      return body == null ? undefined : decodeProduct(body);
     },
 
     async remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined> {
@@ -119,12 +151,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async list(site, after, limit) {
-      const from = after === undefined ? "" : "AND id > $4";
       const rows = await read<{ body: string }>(
         "list",
-        `SELECT body FROM ${tables.products}
-         WHERE site = (SELECT site FROM ${tables.sites} WHERE site_type = $1 AND site_id = $2) ${from}
-         ORDER BY id LIMIT $3`,
+        after === undefined ? lists.first : lists.after,
         after === undefined ? [site.siteType, site.siteId, limit] : [site.siteType, site.siteId, limit, after],
       );
       return rows.map((row) => decodeProduct(row.body));
