@@ -1,10 +1,11 @@
 // The `CatalogStore` on PostgreSQL: lookups and pages are single statements on any connection
 // of the pool (readers never wait for an import, whose writes they see only once committed),
 // removes and commits lock their site's row, and imports stage on a connection of their own.
-import { createHash } from "node:crypto";
 import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { serverAnswered, unavailable } from "./errors.ts";
+import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
+import { Lookups } from "./lookups.ts";
 import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
 import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
@@ -38,29 +39,6 @@ function matchSql(t: Tables, by: KeyField | undefined, columns: string): string 
   return `SELECT ${columns} FROM (${arms.join(" UNION ALL ")}) m ORDER BY rank LIMIT 1`;
 }
 
-// The body `find` returns: by id first, then by sku, the second lookup run only when the first
-// found nothing (COALESCE evaluates its arguments in turn).
-function findSql(t: Tables, by: KeyField | undefined): string {
-  const site = `(SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2)`;
-  const arm = (column: string) => `(SELECT body FROM ${t.products} WHERE site = ${site} AND ${column} = $3)`;
-  const arms = [...(by === "sku" ? [] : [arm("id")]), ...(by === "id" ? [] : [arm("sku")])];
-  return `SELECT COALESCE(${arms.join(", ")}) AS body`;
-}
-
-function listSql(t: Tables, after: boolean): string {
-  return `SELECT body FROM ${t.products}
-    WHERE site = (SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2) ${after ? "AND id > $4" : ""}
-    ORDER BY id LIMIT $3`;
-}
-
-// Lookups and pages are named prepared statements: each connection parses and plans one once,
-// where an unnamed statement is parsed and planned on every call (most of a lookup's cost in
-// PostgreSQL). The name follows the text, which holds the schema. Behind PgBouncer in
-// transaction mode, this needs its `max_prepared_statements` (1.21 and later).
-function prepared(text: string): { name: string; text: string } {
-  return { name: `catalog_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`, text };
-}
-
 /** Opens a `CatalogStore` on PostgreSQL; its tables are created or migrated before its first call. */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   if ((options.url === undefined) === (options.pool === undefined)) {
@@ -71,11 +49,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
   const tables = tablesOf(options.schema ?? DEFAULT_SCHEMA);
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
-  const finds = {
-    any: prepared(findSql(tables, undefined)),
-    id: prepared(findSql(tables, "id")),
-    sku: prepared(findSql(tables, "sku")),
-  };
   const lists = { first: prepared(listSql(tables, false)), after: prepared(listSql(tables, true)) };
   let migration: Promise<unknown> | undefined;
   let closing: Promise<void> | undefined;
@@ -91,7 +64,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   async function read<R extends pg.QueryResultRow>(
     what: string,
-    sql: string | { name: string; text: string },
+    sql: string | Prepared,
     args: unknown[],
   ): Promise<R[]> {
     try {
@@ -102,6 +75,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       throw unavailable(error, what);
     }
   }
+
+  const lookups = new Lookups(tables, read);
 
   return {
     async beginImport(site, writeOptions) {
@@ -114,9 +89,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async find(site, key, by) {
-      const rows = await read<{ body: string | null }>("lookup", finds[by ?? "any"], [site.siteType, site.siteId, key]);
-      const body = rows[0]?.body;
-      return body == null ? undefined : decodeProduct(body);
+      const body = await lookups.find(site, key, by);
+      return body === undefined ? undefined : decodeProduct(body);
     },
 
     async remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined> {
