@@ -23,7 +23,7 @@ export const USAGE = `npm run bench -- --ab REF [--only SCENARIO[:FILTER],...] [
   SCENARIO: ${SCENARIOS.map((s) => s.name).join(", ")} (all of them when --only is not given)
   FILTER:   words and numbers joined by "+"; a word is passed to the scenario as --only WORD, a number
             as --size N (each scenario's own meaning: see the header of scenarios/NAME.ts), e.g.
-            import:100000  http:get+bulk  stream:redis+ndjson  sync:replace`;
+            import:100000  http:get+bulk  stream:redis+ndjson  stream:postgres  sync:replace`;
 
 function pickOf(text: string): Pick {
   const [name = "", filter] = text.split(":", 2);

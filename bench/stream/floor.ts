@@ -3,7 +3,6 @@
 // adapter's (the same columns, collation, primary key and unique index), on the same server.
 // The rows are generated while they are sent, by the generator the streamed bodies use, so the
 // client costs what a streamed body's client costs; only the adapter's work is missing.
-
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setImmediate } from "node:timers/promises";
@@ -12,8 +11,7 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { SEED } from "../body.ts";
 import { generateProducts } from "../data.ts";
-import type { BenchPostgres, PostgresFigures } from "../postgres.ts";
-import { PostgresWatch } from "../postgres.ts";
+import { type BenchPostgres, type PostgresFigures, PostgresWatch } from "../postgres.ts";
 
 /** Where the floor's rows go: a schema of their own beside the adapter's. */
 const TABLE = "floor.products";
