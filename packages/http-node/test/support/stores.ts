@@ -16,7 +16,7 @@ import {
   startRedisCluster,
   startRedisServer,
 } from "@catalog-kit/test-support";
-import { afterAll, beforeAll, describe } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe } from "vitest";
 
 /** A running backend of one kind of store. */
 export interface Backend {
@@ -46,7 +46,6 @@ function backend(open: (namespace: string) => CatalogStore, stopServer: () => Pr
   };
 }
 
-// No launcher failure is a skip: a store that does not start fails every test of its block.
 function requireRedis(): void {
   if (!haveRedisServer) throw new Error(INSTALL_HINT);
 }
@@ -95,9 +94,18 @@ export interface StoreUnderTest {
   fresh(): CatalogStore;
 }
 
+// Stands in for the stores of a backend that did not start, so that a block's own hooks still
+// run and each of its tests fails with the reason, rather than being skipped.
+function unstarted(reason: unknown): CatalogStore {
+  const fail = async (): Promise<never> => {
+    throw reason;
+  };
+  return { beginImport: fail, find: fail, remove: fail, list: fail, ping: fail, close: async () => {} };
+}
+
 /**
  * `describe(title, body)` once per kind of store, each block with its backend started before its
- * tests and stopped after them.
+ * tests and stopped after them. A backend that does not start fails every test of its block.
  */
 export function describeEachStore(
   title: string,
@@ -107,16 +115,26 @@ export function describeEachStore(
   for (const kind of kinds) {
     describe(`${title}, on ${kind.name}`, () => {
       let running: Backend | undefined;
+      let failed: Error | undefined;
       beforeAll(async () => {
-        running = await kind.start();
+        try {
+          running = await kind.start();
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          failed = new Error(`${kind.name} did not start: ${reason}`, { cause: error });
+        }
       }, 60_000);
+      beforeEach(() => {
+        if (failed) throw failed;
+      });
       afterAll(async () => {
         await running?.stop();
       });
       body({
         name: kind.name,
         fresh() {
-          if (running === undefined) throw new Error(`${kind.name} did not start`);
+          if (failed) return unstarted(failed);
+          if (running === undefined) throw new Error(`${kind.name} has not started yet`);
           return running.fresh();
         },
       });
