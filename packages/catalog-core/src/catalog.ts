@@ -7,6 +7,7 @@ import {
   type CallPrint,
   IDEMPOTENCY_DEFAULTS,
   type KeyPolicy,
+  once,
   runKeyed,
   streamPrint,
   valuePrint,
@@ -180,7 +181,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     const key = options.idempotencyKey;
     if (key === undefined) return runImport(store, site, source, engine);
     const given = options.fingerprint;
-    const fingerprint = typeof given === "string" ? () => given : (given ?? call.fingerprint);
+    const fingerprint = once(typeof given === "string" ? () => given : (given ?? call.fingerprint));
     return runKeyed(store, site, { key, fingerprint }, policy, call.drain, () =>
       runImport(store, site, source, { ...engine, key: { key, fingerprint, retainMs: policy.retentionMs } }),
     );
@@ -258,8 +259,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
       const engine = bulkOptions(options, maxStreamProducts);
       if (options.idempotencyKey === undefined)
         return runImport(store, site, documentSource(options.format, body, false), engine);
-      const given = typeof options.fingerprint === "string" ? () => options.fingerprint as string : options.fingerprint;
-      const call = streamPrint(callParts(options.format, site, engine), body, given);
+      // A caller's fingerprint has hashed the body already: it passes untouched then.
+      const call = streamPrint(callParts(options.format, site, engine), body, options.fingerprint !== undefined);
       return run(site, documentSource(options.format, call.body, false), engine, options, call);
     },
 

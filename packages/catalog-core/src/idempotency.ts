@@ -112,8 +112,8 @@ export interface CallPrint {
   readonly drain: () => Promise<void>;
 }
 
-// A fingerprint computed once, when first asked for.
-function once(compute: () => string): () => string {
+/** A fingerprint computed once, when first asked for (a hash can be read only once). */
+export function once(compute: () => string): () => string {
   let value: string | undefined;
   return () => {
     value ??= compute();
@@ -141,15 +141,15 @@ export function valuePrint(parts: readonly string[], body: unknown): CallPrint {
 }
 
 /**
- * A streamed body hashed as it passes, and the fingerprint of the call (named by `parts`) once it
- * has been read; with `given`, the caller's fingerprint, and the body passes untouched.
+ * A streamed body hashed as it passes (unless the caller has `fingerprinted` it), and the
+ * fingerprint of the call (named by `parts`) once it has been read.
  */
 export function streamPrint(
   parts: readonly string[],
   body: ByteSource,
-  given?: () => string,
+  fingerprinted: boolean,
 ): CallPrint & { readonly body: ByteSource } {
-  const hash = given === undefined ? createHash("sha256") : undefined;
+  const hash = fingerprinted ? undefined : createHash("sha256");
   async function* tapped(): AsyncGenerator<Uint8Array | string> {
     for await (const chunk of body) {
       hash?.update(chunk);
@@ -164,7 +164,7 @@ export function streamPrint(
   });
   return {
     body: source,
-    fingerprint: given ?? fingerprint,
+    fingerprint,
     drain: async () => {
       for await (const _ of source);
     },
