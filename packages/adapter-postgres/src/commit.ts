@@ -2,8 +2,15 @@
 // reduced to the last product of each id, its conflicts and counts are read against the site
 // under the site's lock, and its writes applied, all in one transaction on the import's
 // connection. Nothing of the import crosses to this process but numbers and conflicts.
-import { type CommitResult, combineConflicts, type Site, type SkuConflict } from "@catalog-kit/catalog-core";
+import {
+  type CommitResult,
+  combineConflicts,
+  type KeyToRecord,
+  type Site,
+  type SkuConflict,
+} from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import { recordedKey, recordKey } from "./keys.ts";
 import type { Tables } from "./schema.ts";
 
 /** The staging table of an import: one per connection, which holds one import at a time. */
@@ -48,10 +55,14 @@ function conflictsOf(rows: readonly ConflictRow[]): SkuConflict[] {
   return rows.map((r) => ({ sku: r.sku, id: r.id, heldBy: r.held_by, position: Number(r.last_position) }));
 }
 
-/** How the commit goes: a dry run reads one snapshot and writes nothing; a replace deletes what it does not name. */
+/**
+ * How the commit goes: a dry run reads one snapshot and writes nothing; a replace deletes what it
+ * does not name; with `key`, the import is refused if the key is recorded, else recorded with it.
+ */
 export interface CommitPlan {
   readonly dryRun: boolean;
   readonly replace: boolean;
+  readonly key?: KeyToRecord | undefined;
 }
 
 // The site's number, locked against every other commit and remove of the site until this
@@ -80,6 +91,10 @@ export async function judgeAndApply(
   await client.query(REDUCE);
   const claimed = conflictsOf((await client.query<ConflictRow>(CLAIMED)).rows);
   const siteNo = await lockSite(client, t, site, !plan.dryRun);
+  // Read after the lock, by a statement of its own: under READ COMMITTED it sees the record of a
+  // commit of the same key that held the lock before this one.
+  const recorded = plan.key && siteNo !== undefined ? await recordedKey(client, t, siteNo, plan.key.key) : undefined;
+  if (recorded !== undefined) return { applied: false, conflicts: [], recorded };
   // A product of the site that the import does not name keeps its sku (unless this is a replace).
   const held =
     plan.replace || siteNo === undefined
@@ -128,5 +143,6 @@ export async function judgeAndApply(
      ON CONFLICT (site, id) DO UPDATE SET sku = EXCLUDED.sku, body = EXCLUDED.body`,
     [siteNo],
   );
+  if (plan.key) await recordKey(client, t, siteNo, plan.key, answer);
   return { applied: true, counts: answer };
 }

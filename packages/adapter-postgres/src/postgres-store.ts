@@ -4,6 +4,7 @@
 import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { serverAnswered, unavailable } from "./errors.ts";
+import { claimKey } from "./keys.ts";
 import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
 import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
@@ -128,6 +129,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         after === undefined ? [site.siteType, site.siteId, limit] : [site.siteType, site.siteId, limit, after],
       );
       return rows.map((row) => decodeProduct(row.body));
+    },
+
+    async claimKey(site, key, leaseMs) {
+      try {
+        await ready();
+      } catch (error) {
+        throw unavailable(error, "idempotency key claim", "nothing written");
+      }
+      return claimKey(pool, tables, site, key, leaseMs);
     },
 
     async ping() {
