@@ -99,11 +99,11 @@ function tooNew(version: number): Error {
   );
 }
 
+// Under an advisory lock, so that another server migrating at once waits, then finds nothing to
+// do. `target` is older than SCHEMA_VERSION only in tests of a migration from an older version.
 /**
- * Creates or migrates the tables in `schema` to `target` (`SCHEMA_VERSION`; an older one only in
- * tests of a migration) on one connection of `pool`, under an advisory lock (another server
- * migrating at once waits, then finds nothing to do). Returns the version found and the version
- * now. Refuses a database that is not UTF-8.
+ * Creates or migrates the tables in `schema` to `target` on one connection of `pool`; resolves with
+ * the version found and the version now. Refuses a database that is not UTF-8.
  */
 export async function migrateSchema(
   pool: pg.Pool,

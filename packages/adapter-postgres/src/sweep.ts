@@ -46,11 +46,9 @@ export interface KeySweep {
   stop(): Promise<void>;
 }
 
-/**
- * Sweeps every `intervalMs` once `ready()` says the tables exist (a store never called does not
- * create them for this). The timer does not keep the process alive; a failed sweep (PostgreSQL
- * away) is tried again at the next tick. `intervalMs` 0 starts no timer.
- */
+// Only once `ready()`: a store never called does not create its tables for a sweep. The timer is
+// unref'd, so it does not keep the process alive; a failed sweep (PostgreSQL away) waits for the next tick.
+/** Sweeps every `intervalMs` (0: never) once `ready()` says the tables exist; `stop` ends it. */
 export function startKeySweep(pool: pg.Pool, t: Tables, intervalMs: number, ready: () => boolean): KeySweep {
   let running: Promise<unknown> | undefined;
   let stopped = false;
