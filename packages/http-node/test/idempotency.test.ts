@@ -2,14 +2,23 @@
 // status, the same bytes, `Idempotent-Replayed`, nothing applied again), a retry after a cut
 // connection answers the original counts, another request under a used key is 422, a key in use
 // is 409, refused, failed and dry-run imports leave the key unused, bad keys are 400 naming the
-// header, and a key belongs to its site. On the memory store, Redis and Redis Cluster.
+// header, and a key belongs to its site. On the memory store, Redis, Redis Cluster and PostgreSQL.
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import { createPostgresStore } from "@catalog-kit/adapter-postgres";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { CatalogError, type CatalogStore, type Site } from "@catalog-kit/catalog-core";
-import { haveRedisServer, INSTALL_HINT, startRedisCluster, startRedisServer } from "@catalog-kit/test-support";
+import {
+  havePostgres,
+  haveRedisServer,
+  INSTALL_HINT,
+  POSTGRES_INSTALL_HINT,
+  startPostgres,
+  startRedisCluster,
+  startRedisServer,
+} from "@catalog-kit/test-support";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build, CHANNELS, type Payload } from "./support/channels.ts";
@@ -37,6 +46,21 @@ const STORES: readonly { readonly name: string; start(): Promise<StoreUnderTest>
       if (!haveRedisServer) throw new Error(INSTALL_HINT);
       const cluster = await startRedisCluster(3);
       return { store: createRedisStore({ cluster: cluster.nodes, keyPrefix: "keys" }), stop: () => cluster.stop() };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    async start() {
+      if (!havePostgres) throw new Error(POSTGRES_INSTALL_HINT);
+      const postgres = await startPostgres();
+      const store = createPostgresStore({ url: postgres.url });
+      return {
+        store,
+        stop: async () => {
+          await store.close();
+          await postgres.stop();
+        },
+      };
     },
   },
 ];
