@@ -61,6 +61,8 @@ describeWithRedis("Idempotency-Key through the standalone server on Redis", () =
 
   it("a server killed between Redis's commit and its answer: the retry on a fresh server is a replay", async () => {
     const first = await serve(proxy.url);
+    // Redis knows the import's script afterwards: the call below runs it, never a NOSCRIPT first.
+    expect((await importWith(first.url, "warm-up", [product("warm-1")])).status).toBe(200);
     const body = [product("victim-1"), product("victim-2")];
     // The call that carries the products is the commit: Redis runs it, then its reply is withheld
     // and the server is killed before the connection closes, so it can never answer.
