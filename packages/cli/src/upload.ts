@@ -2,10 +2,11 @@
 // it can make from the headers alone (a token, a declared size) comes before a byte is sent; an
 // answer that arrives while the body is still going out (a bad row, a limit) stops the upload
 // and is the outcome: the broken pipe that follows it is not.
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { type ClientRequest, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import type { ImportBody } from "./import-body.ts";
+import { readPastReset } from "./read-past-reset.ts";
 import { type Answered, type Outcome, retryAfterOf, unanswered } from "./retry.ts";
 
 /** The server's answer to an import. */
@@ -37,6 +38,30 @@ function answerOf(res: IncomingMessage, text: string, sent: number, early: boole
   };
 }
 
+// Resolves when the request takes more, or is gone.
+function drained(req: ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off("drain", done);
+      req.off("close", done);
+      resolve();
+    };
+    req.on("drain", done);
+    req.on("close", done);
+  });
+}
+
+// Sends the body with backpressure until its end, or until the server answered or reset the
+// connection.
+async function pump(source: Readable, req: ClientRequest, onBytes: (bytes: number) => void, stop: () => boolean) {
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    if (stop() || req.destroyed) return;
+    onBytes(chunk.length);
+    if (!req.write(chunk)) await drained(req);
+  }
+  if (!stop() && !req.destroyed) req.end();
+}
+
 /**
  * POSTs `body` to `url`; `onBytes` hears of every chunk handed to the connection. Rejects only
  * when the body cannot be read (a file that fails mid-way).
@@ -49,7 +74,14 @@ export function upload(
 ): Promise<Outcome<UploadAnswer>> {
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { ...headers, expect: "100-continue" } });
+    // A connection of its own (no agent): its socket's writes are made to survive a reset.
+    const req = request(url, { method: "POST", agent: false, headers: { ...headers, expect: "100-continue" } });
+    let reset: Error | undefined;
+    req.once("socket", (socket) =>
+      readPastReset(socket, (error) => {
+        reset ??= error;
+      }),
+    );
     let started = false;
     let source: Readable | undefined;
     let sent = 0;
@@ -68,15 +100,16 @@ export function upload(
         return;
       }
       source = data;
-      data.on("data", (chunk: Buffer) => {
-        sent += chunk.length;
-        onBytes(chunk.length);
-      });
-      data.once("error", (error) => {
+      const count = (bytes: number) => {
+        sent += bytes;
+        onBytes(bytes);
+      };
+      pump(data, req, count, () => answered || reset !== undefined).catch((error: Error) => {
+        // The source destroyed below, once answered or failed, is no failure of its own.
+        if (answered || req.destroyed) return;
         unreadable = error;
         req.destroy(error);
       });
-      data.pipe(req);
     };
     const waiting = setTimeout(start, CONTINUE_WAIT_MS);
     req.once("continue", start);
@@ -86,10 +119,7 @@ export function upload(
       clearTimeout(waiting);
       // Ended: the whole body was handed to the request, whether or not the socket has flushed it.
       const early = !req.writableEnded;
-      if (early && source !== undefined) {
-        source.unpipe(req);
-        source.destroy();
-      }
+      if (early) source?.destroy();
       let text = "";
       let settled = false;
       const settle = () => {
@@ -112,7 +142,8 @@ export function upload(
       if (answered) return;
       clearTimeout(waiting);
       source?.destroy();
-      if (unreadable === undefined) resolve(unanswered(error));
+      // The reset met by a write says more than the hang-up that ends the connection after it.
+      if (unreadable === undefined) resolve(unanswered(reset ?? error));
       else reject(unreadable);
     });
   });

@@ -55,7 +55,7 @@ describe("catalog-kit import: the server's answer, whenever it comes", () => {
     expect(wrong.code).toBe(1);
   });
 
-  it("shows a 413 answered in the middle of the upload, as a proxy's limit does, not the broken pipe", async () => {
+  it("shows a 413 answered in the middle of the upload, then a reset, as a proxy's limit does, not the broken pipe", async () => {
     server.hooks.push((req, res) => {
       res.writeContinue();
       let received = 0;
@@ -65,7 +65,8 @@ describe("catalog-kit import: the server's answer, whenever it comes", () => {
         req.pause();
         const problem = { status: 413, code: "PAYLOAD_TOO_LARGE", detail: "At most 1 MB here", errors: [] };
         res.writeHead(413, { "content-type": "application/problem+json", connection: "close" });
-        res.end(JSON.stringify(problem));
+        // Closed with the body still arriving: the connection is reset while the command writes.
+        res.end(JSON.stringify(problem), () => req.socket.destroy());
       });
       return true;
     });
