@@ -10,7 +10,8 @@ const CONNECTION = `  --url URL                 the server (default: CATALOG_URL
 
 const RETRIES = `  --retries N               try again up to N times (default 5) when the connection is refused
                             or lost (after 1, 2, 4... s, at most 16 s) or the server answers 503
-                            (after its Retry-After)`;
+                            (after its Retry-After); a 409 (an earlier try still runs) is waited
+                            out, up to 10 minutes, spending no retry`;
 
 /** The overview: `catalog-kit --help`, and what a wrong call prints after its mistake. */
 export const USAGE = `Usage: catalog-kit COMMAND [OPTIONS]

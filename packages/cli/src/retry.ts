@@ -69,11 +69,17 @@ function why(outcome: Outcome<Answered>): string {
   return `${outcome.kind === "refused" ? "Connection refused" : "Connection lost"} (${errorText(outcome.error)})`;
 }
 
+/**
+ * How long an import waits, in all, while another request holding its Idempotency-Key runs (409):
+ * the longest a server holds a key, its default request timeout.
+ */
+export const MAX_KEY_WAIT_SECONDS = 600;
+
 // Seconds to wait before the next try, or undefined when trying again would not help.
 function delayBefore(outcome: Outcome<Answered>, tried: number): number | undefined {
   switch (outcome.kind) {
     case "answer":
-      return outcome.answer.status === 503 ? outcome.answer.retryAfter : undefined;
+      return outcome.answer.status === 503 || outcome.answer.status === 409 ? outcome.answer.retryAfter : undefined;
     case "failed":
       return undefined;
     default:
@@ -89,11 +95,22 @@ export async function withRetries<A extends Answered>(
   attempt: () => Promise<Outcome<A>>,
   options: RetryOptions,
 ): Promise<Outcome<A>> {
-  for (let tried = 0; ; tried++) {
+  let waited = 0;
+  for (let tried = 0; ; ) {
     const outcome = await attempt();
     const seconds = delayBefore(outcome, tried);
-    if (seconds === undefined || tried >= options.retries || !(options.canRetry?.() ?? true)) return outcome;
-    options.log(`${why(outcome)}: trying again in ${seconds} s (${tried + 1} of ${options.retries})`);
+    if (seconds === undefined || !(options.canRetry?.() ?? true)) return outcome;
+    // A 409 says that an earlier try of this very import still runs (its connection was lost):
+    // waiting for it is not a failure, and spends no retry, only the time a server holds a key.
+    if (outcome.kind === "answer" && outcome.answer.status === 409) {
+      if (waited >= MAX_KEY_WAIT_SECONDS) return outcome;
+      waited += seconds;
+      options.log(`${why(outcome)}: an earlier try of this import still runs; asking again in ${seconds} s`);
+    } else {
+      if (tried >= options.retries) return outcome;
+      tried++;
+      options.log(`${why(outcome)}: trying again in ${seconds} s (${tried} of ${options.retries})`);
+    }
     await sleep(seconds * 1_000);
   }
 }
