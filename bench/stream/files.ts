@@ -70,6 +70,8 @@ async function fileCase(rigged: Rig, tool: "cli" | "curl", file: BodyFile): Prom
                 rigged.server.url,
                 "--site",
                 `${site.siteType}/${site.siteId}`,
+                // The summary on standard output, for the answer's body below.
+                "--json",
               ],
               {
                 cwd: root,

@@ -7,6 +7,7 @@ import {
   decodeProduct,
   encodeProduct,
   ImportStaging,
+  KeyBook,
   type KeyField,
   type Product,
   type Site,
@@ -25,6 +26,9 @@ interface SiteMaps {
  */
 export function createMapStore(): CatalogStore {
   const sites = new Map<string, SiteMaps>();
+  // Idempotency records and claims, with their expiry. A networked store keeps them beside the
+  // products (keys with a TTL, a table swept now and then) and checks the record in its commit.
+  const keys = new KeyBook();
   let closed = false;
 
   function mapsOf(site: Site): SiteMaps {
@@ -59,8 +63,10 @@ export function createMapStore(): CatalogStore {
         },
         // No await between the judgement and the writes: on Node's single thread that makes the
         // commit atomic. A networked store needs a transaction or a server-side script instead.
-        async commit() {
+        async commit(key) {
           assertOpen();
+          const recorded = key && keys.recorded(site, key.key);
+          if (recorded) return { applied: false, conflicts: [], recorded };
           const maps = mapsOf(site);
           const judged = staging.judge(
             {
@@ -90,6 +96,7 @@ export function createMapStore(): CatalogStore {
             maps.products.set(product.id, encodeProduct(product));
             maps.skus.set(product.sku, product.id);
           }
+          if (key) keys.record(site, key, judged.counts);
           staging.clear();
           return { applied: true, counts: judged.counts };
         },
@@ -129,6 +136,11 @@ export function createMapStore(): CatalogStore {
         .sort(compareIds)
         .slice(0, limit)
         .map((id) => decodeProduct(products.get(id) as string) as Product);
+    },
+
+    async claimKey(site, key, leaseMs) {
+      assertOpen();
+      return keys.claim(site, key, leaseMs);
     },
 
     async ping() {

@@ -4,6 +4,7 @@ import {
   compareIds,
   copyProduct,
   ImportStaging,
+  KeyBook,
   type KeyField,
   type Product,
   type SiteView,
@@ -41,6 +42,7 @@ function write(site: SiteProducts, products: Iterable<Product>): void {
  */
 export function createMemoryStore(): CatalogStore {
   const sites = new Map<string, SiteProducts>();
+  const keys = new KeyBook();
 
   // The product `find` and `remove` address: by id first, then by sku (one lookup for an id).
   function entryOf(products: SiteProducts | undefined, key: string, by: KeyField | undefined): Product | undefined {
@@ -61,16 +63,18 @@ export function createMemoryStore(): CatalogStore {
           // Kept as given: the catalog hands over objects of its own (see `StagedImport`).
           staging.add(products, positions);
         },
-        async commit() {
-          const key = siteKey(site);
-          const current = sites.get(key);
+        async commit(key) {
+          const recorded = key && keys.recorded(site, key.key);
+          if (recorded) return { applied: false, conflicts: [], recorded };
+          const current = sites.get(siteKey(site));
           const judged = staging.judge(current && viewOf(current), replace);
           if (!judged.applied) return judged;
           if (!dryRun) {
+            if (key) keys.record(site, key, judged.counts);
             // Into an empty site, or in place of the site, the staging's maps become the site's
             // at once, however large the import.
             adopted = current === undefined || current.byId.size === 0 || replace;
-            if (adopted) sites.set(key, { byId: staging.byId, idBySku: staging.idBySku });
+            if (adopted) sites.set(siteKey(site), { byId: staging.byId, idBySku: staging.idBySku });
             else write(current as SiteProducts, judged.changed);
           }
           return { applied: true, counts: judged.counts };
@@ -110,6 +114,10 @@ export function createMemoryStore(): CatalogStore {
         else high = middle;
       }
       return ids.slice(low, low + limit).map((id) => copyProduct(products.byId.get(id) as Product));
+    },
+
+    async claimKey(site, key, leaseMs) {
+      return keys.claim(site, key, leaseMs);
     },
 
     async ping() {},

@@ -2,8 +2,15 @@
 // reduced to the last product of each id, its conflicts and counts are read against the site
 // under the site's lock, and its writes applied, all in one transaction on the import's
 // connection. Nothing of the import crosses to this process but numbers and conflicts.
-import { type CommitResult, combineConflicts, type Site, type SkuConflict } from "@catalog-kit/catalog-core";
+import {
+  type CommitResult,
+  combineConflicts,
+  type KeyToRecord,
+  type Site,
+  type SkuConflict,
+} from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import { recordedKey, recordKey } from "./keys.ts";
 import { IDS, reduceStaging, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
 
@@ -33,10 +40,14 @@ function conflictsOf(rows: readonly ConflictRow[]): SkuConflict[] {
   return rows.map((r) => ({ sku: r.sku, id: r.id, heldBy: r.held_by, position: Number(r.last_position) }));
 }
 
-/** How the commit goes: a dry run reads one snapshot and writes nothing; a replace deletes what it does not name. */
+/**
+ * How the commit goes: a dry run reads one snapshot and writes nothing; a replace deletes what it
+ * does not name; with `key`, the import is refused if the key is recorded, else recorded with it.
+ */
 export interface CommitPlan {
   readonly dryRun: boolean;
   readonly replace: boolean;
+  readonly key?: KeyToRecord | undefined;
 }
 
 // The site's number, locked against every other commit and remove of the site until this
@@ -58,9 +69,14 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | und
  * An import into a site that holds no product has nothing to compare, update or delete: under
  * the site's lock, every staged row is inserted in one statement, and the products' own unique
  * indexes tell whether an id or a sku repeats. Then nothing of it stays, and the general path
- * judges the import. Returns the products created, or undefined when the general path must run.
+ * judges the import. Returns the commit's answer, or undefined when the general path must run.
  */
-async function intoEmptySite(client: pg.ClientBase, t: Tables, site: Site): Promise<number | undefined> {
+async function intoEmptySite(
+  client: pg.ClientBase,
+  t: Tables,
+  site: Site,
+  plan: CommitPlan,
+): Promise<CommitResult | undefined> {
   // Read without the lock first, so that imports into sites with products never take it early.
   const { rows } = await client.query<{ empty: boolean }>(
     `SELECT NOT EXISTS (SELECT 1 FROM ${t.products} p JOIN ${t.sites} s ON s.site = p.site
@@ -74,19 +90,27 @@ async function intoEmptySite(client: pg.ClientBase, t: Tables, site: Site): Prom
     [siteNo],
   );
   if (still.rows[0]?.empty !== true) return undefined;
+  // As in the general path: read after the lock, so that a commit of the same key before it is seen.
+  const recorded = plan.key && (await recordedKey(client, t, siteNo, plan.key.key));
+  if (recorded) return { applied: false, conflicts: [], recorded };
   await client.query("SAVEPOINT catalog_empty_site");
+  let created: number;
   try {
     const inserted = await client.query(
       `INSERT INTO ${t.products} (site, id, sku, body) SELECT $1, id, sku, body FROM ${STAGING}`,
       [siteNo],
     );
     await client.query("RELEASE SAVEPOINT catalog_empty_site");
-    return inserted.rowCount ?? 0;
+    created = inserted.rowCount ?? 0;
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     await client.query("ROLLBACK TO SAVEPOINT catalog_empty_site");
     return undefined;
   }
+  const counts = { created, updated: 0, unchanged: 0 };
+  const answer = plan.replace ? { ...counts, deleted: 0 } : counts;
+  if (plan.key) await recordKey(client, t, siteNo, plan.key, answer);
+  return { applied: true, counts: answer };
 }
 
 /**
@@ -100,15 +124,16 @@ export async function judgeAndApply(
   plan: CommitPlan,
 ): Promise<CommitResult> {
   if (!plan.dryRun) {
-    const created = await intoEmptySite(client, t, site);
-    if (created !== undefined) {
-      const counts = { created, updated: 0, unchanged: 0 };
-      return { applied: true, counts: plan.replace ? { ...counts, deleted: 0 } : counts };
-    }
+    const done = await intoEmptySite(client, t, site, plan);
+    if (done !== undefined) return done;
   }
   const reduced = await reduceStaging(client);
   const claimed = reduced.skusUnique ? [] : conflictsOf((await client.query<ConflictRow>(CLAIMED)).rows);
   const siteNo = await lockSite(client, t, site, !plan.dryRun);
+  // Read after the lock, by a statement of its own: under READ COMMITTED it sees the record of a
+  // commit of the same key that held the lock before this one.
+  const recorded = plan.key && siteNo !== undefined ? await recordedKey(client, t, siteNo, plan.key.key) : undefined;
+  if (recorded !== undefined) return { applied: false, conflicts: [], recorded };
   // A product of the site that the import does not name keeps its sku (unless this is a replace).
   const held =
     plan.replace || siteNo === undefined
@@ -157,6 +182,7 @@ export async function judgeAndApply(
      ON CONFLICT (site, id) DO UPDATE SET sku = EXCLUDED.sku, body = EXCLUDED.body`,
     [siteNo],
   );
+  if (plan.key) await recordKey(client, t, siteNo, plan.key, answer);
   if (reduced.cleanup !== undefined) await client.query(reduced.cleanup);
   return { applied: true, counts: answer };
 }

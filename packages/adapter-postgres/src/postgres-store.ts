@@ -4,11 +4,13 @@
 import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { serverAnswered, unavailable } from "./errors.ts";
+import { claimKey } from "./keys.ts";
 import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
 import { Lookups } from "./lookups.ts";
 import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
 import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
+import { DEFAULT_SWEEP_INTERVAL_MS, startKeySweep } from "./sweep.ts";
 
 /** Options of `createPostgresStore`: a URL (the store opens and closes its pool) or a pool you own; the schema of its tables. */
 export interface PostgresStoreOptions {
@@ -22,6 +24,8 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /** How long a call waits for a free connection before it fails with `STORAGE_UNAVAILABLE`. Default 5,000 ms. */
   readonly acquireTimeoutMs?: number;
+  /** How often the store deletes expired idempotency records and claims; 0 never (another store sweeps). Default 60,000 ms. */
+  readonly sweepIntervalMs?: number;
 }
 
 /** A `CatalogStore` on PostgreSQL, with its pool's figures for metrics. */
@@ -51,16 +55,23 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
   const lists = { first: prepared(listSql(tables, false)), after: prepared(listSql(tables, true)) };
   let migration: Promise<unknown> | undefined;
+  let migrated = false;
   let closing: Promise<void> | undefined;
 
   // Once per store; a failure is not kept, so that the next call tries again.
   function ready(): Promise<unknown> {
-    migration ??= migrateSchema(pool, tables.schema).catch((error) => {
-      migration = undefined;
-      throw error;
-    });
+    migration ??= migrateSchema(pool, tables.schema).then(
+      () => {
+        migrated = true;
+      },
+      (error) => {
+        migration = undefined;
+        throw error;
+      },
+    );
     return migration;
   }
+  const sweep = startKeySweep(pool, tables, options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS, () => migrated);
 
   async function read<R extends pg.QueryResultRow>(
     what: string,
@@ -133,6 +144,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return rows.map((row) => decodeProduct(row.body));
     },
 
+    async claimKey(site, key, leaseMs) {
+      try {
+        await ready();
+      } catch (error) {
+        throw unavailable(error, "idempotency key claim", "nothing written");
+      }
+      return claimKey(pool, tables, site, key, leaseMs);
+    },
+
     async ping() {
       await read("ping", "SELECT 1", []);
     },
@@ -140,7 +160,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     poolStats: () => statsOf(pool, slots),
 
     close() {
-      closing ??= options.pool === undefined ? pool.end() : Promise.resolve();
+      closing ??= sweep.stop().then(() => (options.pool === undefined ? pool.end() : undefined));
       return closing;
     },
   };

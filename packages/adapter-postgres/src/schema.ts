@@ -7,6 +7,8 @@ export interface Tables {
   readonly schema: string;
   readonly sites: string;
   readonly products: string;
+  readonly importKeys: string;
+  readonly keyClaims: string;
   readonly migrations: string;
 }
 
@@ -20,7 +22,14 @@ function quote(identifier: string): string {
 /** The tables of `schema`, quoted so that any schema name is safe in SQL. */
 export function tablesOf(schema: string): Tables {
   const s = quote(schema);
-  return { schema, sites: `${s}.sites`, products: `${s}.products`, migrations: `${s}.schema_migrations` };
+  return {
+    schema,
+    sites: `${s}.sites`,
+    products: `${s}.products`,
+    importKeys: `${s}.import_keys`,
+    keyClaims: `${s}.import_key_claims`,
+    migrations: `${s}.schema_migrations`,
+  };
 }
 
 // One entry per version, applied in order, each in its own transaction. Never edit one that has
@@ -45,6 +54,31 @@ const MIGRATIONS: readonly ((t: Tables) => string)[] = [
       PRIMARY KEY (site, id),
       UNIQUE (site, sku)
     );`,
+  // 2. Idempotency keys: a commit's record of its key (written in the commit's transaction) and
+  // the claims of imports in flight, both by the site's number like products. Counts are columns
+  // in the order the answer gives them; `deleted` is null but for a replace. The expiry indexes
+  // are what the sweep walks, so that deleting expired rows never scans the tables.
+  (t) => `
+    CREATE TABLE ${t.importKeys} (
+      site integer NOT NULL,
+      key text COLLATE "C" NOT NULL,
+      fingerprint text NOT NULL,
+      created integer NOT NULL,
+      updated integer NOT NULL,
+      unchanged integer NOT NULL,
+      deleted integer,
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (site, key)
+    );
+    CREATE INDEX ON ${t.importKeys} (expires_at);
+    CREATE TABLE ${t.keyClaims} (
+      site integer NOT NULL,
+      key text COLLATE "C" NOT NULL,
+      token uuid NOT NULL,
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (site, key)
+    );
+    CREATE INDEX ON ${t.keyClaims} (expires_at);`,
 ];
 
 /** The schema version this code writes. */
@@ -65,19 +99,24 @@ function tooNew(version: number): Error {
   );
 }
 
+// Under an advisory lock, so that another server migrating at once waits, then finds nothing to
+// do. `target` is older than SCHEMA_VERSION only in tests of a migration from an older version.
 /**
- * Creates or migrates the tables in `schema` to `SCHEMA_VERSION` on one connection of `pool`,
- * under an advisory lock (another server migrating at once waits, then finds nothing to do).
- * Returns the version found and the version now. Refuses a database that is not UTF-8.
+ * Creates or migrates the tables in `schema` to `target` on one connection of `pool`; resolves with
+ * the version found and the version now. Refuses a database that is not UTF-8.
  */
-export async function migrateSchema(pool: pg.Pool, schema: string): Promise<{ from: number; to: number }> {
+export async function migrateSchema(
+  pool: pg.Pool,
+  schema: string,
+  target = SCHEMA_VERSION,
+): Promise<{ from: number; to: number }> {
   const t = tablesOf(schema);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     // Nothing to do is the common case, and needs no lock and no right to create anything.
     const found = await currentVersion(client, t);
-    if (found === SCHEMA_VERSION) return { from: found, to: found };
+    if (found === target) return { from: found, to: found };
     if (found !== undefined && found > SCHEMA_VERSION) throw tooNew(found);
     const { rows } = await client.query<{ encoding: string }>("SELECT current_setting('server_encoding') AS encoding");
     if (rows[0]?.encoding !== "UTF8") {
@@ -91,7 +130,7 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<{ fr
       );
       const from = (await currentVersion(client, t)) ?? 0;
       if (from > SCHEMA_VERSION) throw tooNew(from);
-      for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
+      for (let version = from + 1; version <= target; version++) {
         await client.query("BEGIN");
         try {
           await client.query((MIGRATIONS[version - 1] as (t: Tables) => string)(t));
@@ -102,7 +141,7 @@ export async function migrateSchema(pool: pg.Pool, schema: string): Promise<{ fr
           throw error;
         }
       }
-      return { from, to: SCHEMA_VERSION };
+      return { from, to: Math.max(from, target) };
     } finally {
       await client
         .query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`catalog-kit schema ${schema}`])

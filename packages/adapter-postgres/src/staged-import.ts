@@ -3,7 +3,7 @@
 // that dies takes its connection, and so its staging, with it: the server drops both.
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { CommitResult, Site, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
+import type { CommitResult, KeyToRecord, Site, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { judgeAndApply, PREPARE_STAGING } from "./commit.ts";
@@ -84,12 +84,12 @@ export async function beginStagedImport(
       }
     },
 
-    async commit(): Promise<CommitResult> {
+    async commit(key?: KeyToRecord): Promise<CommitResult> {
       if (done) throw unavailable(new Error("the import was already ended"), "import", "nothing written");
       let result: CommitResult;
       try {
         await connection.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
-        result = await judgeAndApply(connection, ctx.tables, site, { dryRun, replace });
+        result = await judgeAndApply(connection, ctx.tables, site, { dryRun, replace, key });
       } catch (error) {
         broken ??= error as Error;
         await finish();

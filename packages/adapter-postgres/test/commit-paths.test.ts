@@ -1,5 +1,6 @@
-// The commit's shortcuts and their way back: an import into an empty site is inserted whole and
-// falls back to the general judgement when an id or a sku repeats; one that names every id once
+// The commit's shortcuts and their way back: an import into an empty site is inserted whole (its
+// key recorded, or its record answered) and falls back to the general judgement when an id or a
+// sku repeats; one that names every id once
 // reads the staging through a view, dropped before the commit; the others are reduced. All on
 // one import connection, which must be left clean for the next import.
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
@@ -72,6 +73,19 @@ describeWithPostgres("PostgreSQL store: the commit's paths", () => {
     const found = await titles(store, site);
     expect(found.size).toBe(1600);
     expect(found.get("p01401")).toBe("f 1401");
+  });
+
+  test("into an empty site under a key: the key is recorded, and a site emptied since still answers its record", async () => {
+    const site = uniqueSite();
+    const key = { key: "k", fingerprint: "first", retainMs: 3_600_000 };
+    expect(await importInChunks(store, site, products(0, 1100, "a"), { key })).toEqual(created(1100));
+    for (const p of products(0, 1100, "a")) await store.remove(site, p.id);
+    expect(await importInChunks(store, site, products(0, 5, "b"), { key: { ...key, fingerprint: "second" } })).toEqual({
+      applied: false,
+      conflicts: [],
+      recorded: { fingerprint: "first", counts: { created: 1100, updated: 0, unchanged: 0 } },
+    });
+    expect((await titles(store, site)).size).toBe(0);
   });
 
   test("nothing of a commit's shortcuts outlives it: no view, no index on the staging", async () => {

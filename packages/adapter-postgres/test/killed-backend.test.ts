@@ -1,6 +1,6 @@
 // The import's server process killed (pg_terminate_backend) in the middle of its commit and in
-// the middle of its stream: nothing of it is visible, it fails whole with STORAGE_UNAVAILABLE
-// saying nothing was written, and the next import works.
+// the middle of its stream: nothing of it is visible (nor the record of its idempotency key), it
+// fails whole with STORAGE_UNAVAILABLE saying nothing was written, and the next import works.
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import { isCatalogError } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
@@ -20,7 +20,8 @@ describeWithPostgres("PostgreSQL store: the import's backend killed", () => {
 
   beforeAll(async () => {
     server = await startPostgres();
-    store = createPostgresStore({ url: server.url });
+    // No sweep: an expired record that a test holds locked must stay until it is locked.
+    store = createPostgresStore({ url: server.url, sweepIntervalMs: 0 });
     await store.ping();
     admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
@@ -70,6 +71,39 @@ describeWithPostgres("PostgreSQL store: the import's backend killed", () => {
     const next = await importInChunks(store, site, products(0, 1500, "next"), { replace: true });
     expect(next).toEqual({ applied: true, counts: { created: 500, updated: 1000, unchanged: 0, deleted: 0 } });
     expect(writtenBy(await titles(store, site), "next")).toBe(1500);
+  });
+
+  test("killed mid-commit with a key, its products written and its record waiting: neither is there", async () => {
+    const site = uniqueSite();
+    await importInChunks(store, site, products(0, 100, "old"));
+    // An expired record of the key, which the commit replaces as its last write: locked, it
+    // holds the commit there, every product already written in its transaction.
+    await admin.query(
+      `INSERT INTO catalog.import_keys
+       SELECT site, 'k', 'expired', 0, 0, 0, NULL, now() - interval '1 second' FROM catalog.sites WHERE site_id = $1`,
+      [site.siteId],
+    );
+    const locker = new pg.Client({ connectionString: server.url });
+    await locker.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("SELECT 1 FROM catalog.import_keys WHERE key = 'k' FOR UPDATE");
+      const key = { key: "k", fingerprint: "new", retainMs: 60_000 };
+      const commit = importInChunks(store, site, products(0, 300, "new"), { key }).catch((error: unknown) => error);
+      const pid = await pidOf("wait_event_type = 'Lock' AND query LIKE '%import_keys%'");
+      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      expectNothingWritten(await commit);
+    } finally {
+      await locker.end();
+    }
+
+    const found = await titles(store, site);
+    expect([found.size, writtenBy(found, "old")]).toEqual([100, 100]);
+    const { rows } = await admin.query("SELECT fingerprint FROM catalog.import_keys WHERE key = 'k'");
+    expect(rows).toEqual([{ fingerprint: "expired" }]);
+    const claim = await store.claimKey(site, "k", 60_000);
+    expect(claim.state).toBe("claimed");
+    if (claim.state === "claimed") await claim.release();
   });
 
   test("killed between two chunks: the next chunk fails, nothing is visible, the staging is gone, the next import works", async () => {

@@ -1,6 +1,6 @@
 // The answer to COMMIT lost after the server committed: the import fails with an error that
 // says the outcome is unknown (never that nothing was written), and the site holds the import
-// whole; the store goes on working.
+// whole, with the record of its idempotency key; the store goes on working.
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import { isCatalogError } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
@@ -49,4 +49,23 @@ describeWithPostgres("PostgreSQL store: the answer to COMMIT lost", () => {
       expect(store.poolStats().imports).toBe(0);
     });
   }
+
+  test("with a key: the key's record is there with the products, and the retry is answered by it", async () => {
+    const site = uniqueSite();
+    const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+    const lost = proxy.loseNextCommitAnswer();
+    const error = await importInChunks(store, site, products(0, 1500, "new"), { key }).catch((e) => e);
+    await lost;
+    expect(error.message).toMatch(/may or may not have been applied/);
+
+    expect(writtenBy(await titles(direct, site), "new")).toBe(1500);
+    const recorded = { fingerprint: "f", counts: { created: 1500, updated: 0, unchanged: 0 } };
+    expect(await direct.claimKey(site, "k", 60_000)).toEqual({ state: "recorded", record: recorded });
+    expect(await importInChunks(store, site, products(0, 1500, "again"), { key })).toEqual({
+      applied: false,
+      conflicts: [],
+      recorded,
+    });
+    expect(writtenBy(await titles(store, site), "new")).toBe(1500);
+  });
 });

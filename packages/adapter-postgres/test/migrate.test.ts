@@ -1,14 +1,16 @@
 // Schema creation at start-up: servers starting at once on an empty database migrate once, a
-// migration run ahead of a deploy leaves them nothing to do, and a schema newer than the code
-// is refused rather than written to.
+// migration run ahead of a deploy leaves them nothing to do, tables of the previous version are
+// migrated with their products kept, and a schema newer than the code is refused rather than
+// written to.
 import { createPostgresStore, migrate, SCHEMA_VERSION } from "@catalog-kit/adapter-postgres";
-import { isCatalogError } from "@catalog-kit/catalog-core";
+import { encodeProduct, isCatalogError, type Product } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
 import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { importInChunks, products } from "./support/fixtures.ts";
+import { migrateSchema } from "../src/schema.ts";
+import { importInChunks, products, titles } from "./support/fixtures.ts";
 
 describeWithPostgres("PostgreSQL store: migrations", () => {
   let server: PostgresServer;
@@ -40,6 +42,40 @@ describeWithPostgres("PostgreSQL store: migrations", () => {
   test("migrate ahead of a deploy, then again: the second finds nothing to do", async () => {
     expect(await migrate({ url: server.url, schema: "ahead" })).toEqual({ from: 0, to: SCHEMA_VERSION });
     expect(await migrate({ url: server.url, schema: "ahead" })).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+  });
+
+  test("tables of version 1 (before idempotency keys) are migrated; their products stay, and keys work", async () => {
+    const schema = "from one";
+    const pool = new pg.Pool({ connectionString: server.url });
+    const site = uniqueSite();
+    try {
+      expect(await migrateSchema(pool, schema, 1)).toEqual({ from: 0, to: 1 });
+      await pool.query(`INSERT INTO "${schema}".sites (site_type, site_id) VALUES ($1, $2)`, [
+        site.siteType,
+        site.siteId,
+      ]);
+      // A product as version 1 kept it, written without the store (which would migrate first).
+      const old = products(0, 1, "old")[0] as Product;
+      await pool.query(
+        `INSERT INTO "${schema}".products SELECT site, $1, $2, $3 FROM "${schema}".sites WHERE site_id = $4`,
+        [old.id, old.sku, encodeProduct(old), site.siteId],
+      );
+    } finally {
+      await pool.end();
+    }
+    expect(await migrate({ url: server.url, schema })).toEqual({ from: 1, to: SCHEMA_VERSION });
+    const store = createPostgresStore({ url: server.url, schema });
+    try {
+      expect(await titles(store, site)).toEqual(new Map([["p00000", "old 0"]]));
+      const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+      expect(await importInChunks(store, site, products(0, 2, "new"), { key })).toEqual({
+        applied: true,
+        counts: { created: 1, updated: 1, unchanged: 0 },
+      });
+      expect((await store.claimKey(site, "k", 60_000)).state).toBe("recorded");
+    } finally {
+      await store.close();
+    }
   });
 
   test("a schema newer than the code is refused with STORAGE_UNAVAILABLE", async () => {

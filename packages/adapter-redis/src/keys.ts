@@ -80,8 +80,24 @@ export interface IncomingKeys {
   readonly inSpans: string;
 }
 
+/**
+ * The keys of one idempotency key of a site (`CatalogStore.claimKey`, clause 6 of `commit`),
+ * under the site's tag so that a commit's script checks and writes the record beside the
+ * products. The key is hex-encoded (its UTF-8): whatever it holds, `{`, `}`, `:`, `*` included,
+ * it can neither move the key out of the site's slot nor make two names meet.
+ *
+ * | key                                      | type   | holds                                                 |
+ * |------------------------------------------|--------|-------------------------------------------------------|
+ * | `<prefix>:{<type>:<id>}:idem:<hex>:record` | string | `{"fingerprint":…,"counts":{…}}`, expiring (PX) after the retention |
+ * | `<prefix>:{<type>:<id>}:idem:<hex>:claim`  | string | the claim's token, expiring (PX) after the lease      |
+ */
+export interface IdempotencyKeys {
+  readonly keyRecord: string;
+  readonly keyClaim: string;
+}
+
 /** Every key a script may declare, by name. */
-export type ScriptKeys = ImportKeys & IncomingKeys;
+export type ScriptKeys = ImportKeys & IncomingKeys & IdempotencyKeys;
 
 /** The name of a key a script may declare. */
 export type KeyName = keyof ScriptKeys;
@@ -173,4 +189,13 @@ export function incomingKeys(keys: SiteKeys, token: string): SiteKeys & Incoming
     inPositions: `${incoming}pos`,
     inSpans: `${incoming}spans`,
   };
+}
+
+/**
+ * The keys of idempotency key `key` in the site of `keys`. A commit without a key still declares
+ * them (named by the empty key, which no key is), and its script leaves them alone.
+ */
+export function idempotencyKeys(keys: SiteKeys, key = ""): IdempotencyKeys {
+  const base = `${keys.products.slice(0, -"products".length)}idem:${Buffer.from(key, "utf8").toString("hex")}:`;
+  return { keyRecord: `${base}record`, keyClaim: `${base}claim` };
 }

@@ -2,6 +2,7 @@
 // from named ones, its reply decoded (reply.ts), its source behind the shared prelude
 // (prelude.ts), sent by SHA-1. The scripts themselves are in scripts/, one module each.
 import { createHash } from "node:crypto";
+import type { ImportCounts } from "@catalog-kit/catalog-core";
 import type { Cluster, Redis } from "ioredis";
 import type { KeyName, ScriptKeys } from "./keys.ts";
 import { PRELUDE } from "./prelude.ts";
@@ -14,6 +15,27 @@ export type Arg = string | Buffer | number;
 export interface LockArgs {
   readonly token: string;
   readonly lockTtlMs: number;
+}
+
+/**
+ * An idempotency key for a publishing script to check and record: the fingerprint, and how long
+ * the record is kept (whole milliseconds: see `checkedKey` in `idempotency.ts`).
+ */
+export interface RecordArgs {
+  readonly fingerprint: string;
+  readonly retainMs: number;
+}
+
+/** The ARGV of a key to record: the fingerprint as a JSON string, the retention; for none, two empty strings. */
+export function recordArgv(record: RecordArgs | undefined): Arg[] {
+  return record === undefined ? ["", ""] : [JSON.stringify(record.fingerprint), record.retainMs];
+}
+
+/** The ARGV of the counts a key records: created, updated, unchanged, deleted (or ""); for none, zeros. */
+export function countsArgv(counts: ImportCounts | undefined): Arg[] {
+  return counts === undefined
+    ? [0, 0, 0, ""]
+    : [counts.created, counts.updated, counts.unchanged, counts.deleted ?? ""];
 }
 
 /** Where a page of an id index starts, as ZRANGEBYLEX takes it: after `after`, or at the first id. */

@@ -236,6 +236,16 @@ local function before(a, b)
   return #a < #b
 end
 
+-- Records an idempotency key (ARGV: the fingerprint as a JSON string, and the retention in ms)
+-- with its import's counts; Redis expires it. Called after every check and before any write of
+-- the products, so that it is written with them or not at all: Redis refuses a SET for memory
+-- only as a script's first write, and then the script writes nothing.
+local function remember(recordKey, fingerprint, retain, created, updated, unchanged, deleted)
+  local counts = '"created":' .. created .. ',"updated":' .. updated .. ',"unchanged":' .. unchanged
+  if deleted ~= nil and deleted ~= '' then counts = counts .. ',"deleted":' .. deleted end
+  redis.call('SET', recordKey, '{"fingerprint":' .. fingerprint .. ',"counts":{' .. counts .. '}}', 'PX', retain)
+end
+
 -- State fields are never product ids (ids hold no control characters): a key that starts like
 -- one matches nothing.
 local function reserved(key)

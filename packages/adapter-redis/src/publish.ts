@@ -1,9 +1,9 @@
 // The steps that publish a staged import, under the site lock: the site's size, the counts, and
 // the two renaming scripts (COMMIT for the stage: keys, PUBLISH for an import's own keys).
-import type { ImportCounts } from "@catalog-kit/catalog-core";
+import type { ImportCounts, KeyRecord } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import { lostLock, refused, unavailable } from "./errors.ts";
-import type { ImportKeys, ScriptKeys, SiteKeys } from "./keys.ts";
+import type { IdempotencyKeys, ImportKeys, ScriptKeys, SiteKeys } from "./keys.ts";
 import type { Reply } from "./lua.ts";
 import { COMMIT, type CommitArgs } from "./scripts/commit.ts";
 import { PUBLISH, type PublishArgs } from "./scripts/import-publish.ts";
@@ -21,6 +21,11 @@ export interface Tally {
   unheld: number;
   /** Chunks staged: the entries of in:pos. */
   chunks: number;
+}
+
+/** The answer of a publishing script that found the import's idempotency key recorded: nothing published. */
+export interface Recorded {
+  readonly recorded: KeyRecord;
 }
 
 /** The staging keys of an import, which every path drops (they expire anyway). */
@@ -53,14 +58,15 @@ export async function siteSizeOf(ctx: StoreContext, keys: SiteKeys, token: strin
 
 /**
  * Publishes the stage: keys with the COMMIT script (`staged` products in them; `siteSize` when
- * they hold the site's whole next state). A lost reply leaves the outcome unknown, and the error
- * says so. Resolves to `merging` when the caller has the import to fold in.
+ * they hold the site's whole next state; with `record`, the idempotency key to check and record).
+ * A lost reply leaves the outcome unknown, and the error says so. Resolves to `merging` when the
+ * caller has the import to fold in.
  */
 export async function commit(
   ctx: StoreContext,
-  keys: ImportKeys,
+  keys: ImportKeys & IdempotencyKeys,
   args: Omit<CommitArgs, "lockTtlMs">,
-): Promise<"ok" | "merging"> {
+): Promise<"ok" | "merging" | Recorded> {
   let reply: Reply<typeof COMMIT>;
   try {
     reply = await ctx.call(COMMIT, keys, { ...args, lockTtlMs: ctx.lockTtlMs });
@@ -68,12 +74,13 @@ export async function commit(
     throw unavailable(error, "commit of the import", "unknown");
   }
   if (reply.outcome === "lost" || reply.outcome === "evicted") throw refused(reply);
-  return reply.outcome;
+  return reply.outcome === "recorded" ? { recorded: reply.record } : reply.outcome;
 }
 
 /**
  * Publishes the import by renaming its keys (PUBLISH), `dropped` of its products having been
- * taken out as unchanged; with `check`, only checks it (a dry run). A lost reply to a call that
+ * taken out as unchanged; with `check`, only checks it (a dry run); with `record`, checks and
+ * records the idempotency key (`Recorded` when it has a record). A lost reply to a call that
  * may publish leaves the outcome unknown, and the error says so. Resolves to `merging` when the
  * caller has the import to fold in, `occupied` when an `empty` publish found products.
  */
@@ -83,8 +90,13 @@ export async function publish(
   token: string,
   where: PublishArgs["where"],
   tally: Tally,
-  { dropped = 0, siteSize = 0, check = false }: { dropped?: number; siteSize?: number; check?: boolean } = {},
-): Promise<"ok" | "merging" | "occupied"> {
+  {
+    dropped = 0,
+    siteSize = 0,
+    check = false,
+    record,
+  }: { dropped?: number; siteSize?: number; check?: boolean; record?: PublishArgs["record"] } = {},
+): Promise<"ok" | "merging" | "occupied" | Recorded> {
   const kept = tally.ids - dropped;
   const args: PublishArgs = {
     token,
@@ -95,6 +107,7 @@ export async function publish(
     skus: tally.claimed - dropped,
     chunks: tally.chunks,
     siteSize,
+    record,
   };
   let reply: Reply<typeof PUBLISH>;
   try {
@@ -103,5 +116,5 @@ export async function publish(
     throw unavailable(error, "commit of the import", check ? "nothing written" : "unknown");
   }
   if (reply.outcome === "lost" || reply.outcome === "evicted") throw refused(reply);
-  return reply.outcome;
+  return reply.outcome === "recorded" ? { recorded: reply.record } : reply.outcome;
 }

@@ -6,14 +6,15 @@ import { bounded, connect, type RedisConnection, whenReady } from "./connection.
 import type { StoreContext } from "./context.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { checkEviction, probe } from "./health.ts";
-import { checkKeyPrefix, DEFAULT_KEY_PREFIX, type SiteKeys, siteKeys } from "./keys.ts";
+import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
+import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, type SiteKeys, siteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
 import { removeWhenFree, whenFree } from "./lock.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
 import { FIND } from "./scripts/find.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
-import { UPSERT } from "./scripts/upsert.ts";
+import { UPSERT, UPSERT_KEYED } from "./scripts/upsert.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
@@ -133,21 +134,33 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
 
   const afterWrite = (keys: SiteKeys) => (replication ? replicated(connection, replication, keys.products) : undefined);
 
-  // An import that fits in one script call: one UPSERT, the fast path of small imports.
+  // An import that fits in one script call: one UPSERT, the fast path of small imports. Under an
+  // idempotency key, even an empty one is sent: the call checks and records the key.
   async function upsertOnce(
     keys: SiteKeys,
     products: readonly Product[],
     dryRun: boolean,
+    key: KeyArgs | undefined,
   ): Promise<OneCall | undefined> {
     const chunks = chunksOf(products, chunkSize);
     const first = chunks.next();
-    if (first.done) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
-    if (!chunks.next().done) return undefined;
-    const chunk = first.value;
-    const reply = await whenFree(ctx, keys, () => ctx.call(UPSERT, keys, { dryRun, products: chunk }));
+    if (first.done && key === undefined) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
+    if (!first.done && !chunks.next().done) return undefined;
+    const chunk = first.done ? undefined : first.value;
+    const reply = await whenFree(ctx, keys, () =>
+      key === undefined
+        ? ctx.call(UPSERT, keys, { dryRun, products: chunk as NonNullable<typeof chunk> })
+        : ctx.call(
+            UPSERT_KEYED,
+            { ...keys, ...idempotencyKeys(keys, key.key) },
+            { dryRun, products: chunk, record: key },
+          ),
+    );
+    if (reply.outcome === "recorded") return { applied: false, conflicts: [], recorded: reply.record };
     if (reply.outcome === "conflicts") return { applied: false, conflicts: reply.conflicts };
     const { created, unchanged } = reply;
-    return { applied: true, counts: { created, updated: chunk.count - created - unchanged, unchanged } };
+    const count = chunk?.count ?? 0;
+    return { applied: true, counts: { created, updated: count - created - unchanged, unchanged } };
   }
 
   return {
@@ -156,7 +169,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         const keys = siteKeys(prefix, site);
         return beginStream(ctx, keys, options, {
           operation,
-          upsertOnce: (products, dryRun) => upsertOnce(keys, products, dryRun),
+          upsertOnce: (products, dryRun, key) => upsertOnce(keys, products, dryRun, key),
           afterWrite: () => afterWrite(keys),
           isClosed: () => closed,
         });
@@ -188,6 +201,23 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         },
         "unknown",
       ),
+
+    claimKey(site, key, leaseMs) {
+      let lease: number;
+      try {
+        lease = wholeMs("leaseMs", leaseMs);
+      } catch (error) {
+        // A caller's mistake, not Redis's: thrown as it is.
+        return Promise.reject(error);
+      }
+      const keys = siteKeys(prefix, site);
+      return operation("claim of the idempotency key", async () => {
+        const claim = await claimKey(ctx, keys, key, lease, () => closed);
+        // A record answered is a write acknowledged again (its first wait may have failed).
+        if (claim.state === "recorded") await afterWrite(keys);
+        return claim;
+      });
+    },
 
     ping: () => operation("health check", () => probe(connection)),
 

@@ -5,14 +5,20 @@
 // sends a bare string in about three quarters of the time of a two-element table, which is the
 // difference on a lookup. A call site then switches on `reply.outcome` and never casts what
 // Redis sent.
-import { decodeProduct, type Product, type SkuConflict } from "@catalog-kit/catalog-core";
+import {
+  decodeProduct,
+  type ImportCounts,
+  type KeyRecord,
+  type Product,
+  type SkuConflict,
+} from "@catalog-kit/catalog-core";
 
 /**
  * The outcomes a script may answer. Each means the same in every script that answers it:
  *
  * - `ok`: it did what was asked (a read, with what it read);
  * - `busy`: another import holds the site (or, to a one-call write, a committed one is still
- *   merging): nothing done;
+ *   merging), or another claim holds an idempotency key: nothing done;
  * - `merging`: a committed import lies beside the site as its merging keys: a read must go
  *   through it (nothing read), and a commit that answers it published the import there, for the
  *   caller to fold in;
@@ -21,9 +27,19 @@ import { decodeProduct, type Product, type SkuConflict } from "@catalog-kit/cata
  * - `lost`: the site lock is no longer the caller's (or the site is not as judged under it):
  *   nothing written;
  * - `evicted`: a key of the import's staging lost entries or vanished: nothing written;
- * - `occupied`: a publish into an empty site found products there: nothing written.
+ * - `occupied`: a publish into an empty site found products there: nothing written;
+ * - `recorded`: the idempotency key has a record (the payload), which a commit wrote: nothing written.
  */
-export type Outcome = "ok" | "busy" | "merging" | "unindexed" | "conflicts" | "lost" | "evicted" | "occupied";
+export type Outcome =
+  | "ok"
+  | "busy"
+  | "merging"
+  | "unindexed"
+  | "conflicts"
+  | "lost"
+  | "evicted"
+  | "occupied"
+  | "recorded";
 
 /** A sku conflict as a script finds it, before its position in the import is known. */
 export type Unplaced = Omit<SkuConflict, "position">;
@@ -101,6 +117,25 @@ export class Payload {
       out.push(group);
     }
     return out;
+  }
+
+  /** The idempotency record at `i`: the JSON that `remember` (prelude.ts) wrote. */
+  record(i: number): KeyRecord {
+    const text = this.text(i);
+    let parsed: { fingerprint?: unknown; counts?: Record<string, unknown> } | undefined;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Reported below, as any other shape.
+    }
+    const counts = parsed?.counts;
+    const names = ["created", "updated", "unchanged", ...(counts && "deleted" in counts ? ["deleted"] : [])];
+    if (typeof parsed?.fingerprint !== "string" || !names.every((name) => Number.isSafeInteger(counts?.[name]))) {
+      throw malformed(this.script, `the record ${text}`);
+    }
+    const [created = 0, updated = 0, unchanged = 0, deleted] = names.map((name) => counts?.[name] as number);
+    const known: ImportCounts = { created, updated, unchanged, ...(deleted === undefined ? {} : { deleted }) };
+    return { fingerprint: parsed.fingerprint, counts: known };
   }
 
   /** The conflicts listed from `from` on, as sku, id, heldBy triples. */

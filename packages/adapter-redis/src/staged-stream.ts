@@ -9,6 +9,7 @@ import {
   combineConflicts,
   type ImportCounts,
   ImportStaging,
+  type KeyRecord,
   type Product,
   type SkuConflict,
   type StagedImport,
@@ -17,6 +18,7 @@ import {
 import { type Chunk, chunksOf } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";
 import type { Outcome } from "./errors.ts";
+import { checkedKey, type KeyArgs } from "./idempotency.ts";
 import { incomingKeys, type SiteKeys } from "./keys.ts";
 import { newToken } from "./lock.ts";
 import type { Tally } from "./publish.ts";
@@ -32,16 +34,20 @@ import { windowed } from "./windowed.ts";
  */
 export const INCOMING_TTL_MS = 60_000;
 
-/** The answer of one UPSERT call, its conflicts without positions. */
+/** The answer of one UPSERT call, its conflicts without positions, or its idempotency key's record. */
 export type OneCall =
   | { readonly applied: true; readonly counts: ImportCounts }
-  | { readonly applied: false; readonly conflicts: readonly Omit<SkuConflict, "position">[] };
+  | { readonly applied: false; readonly conflicts: readonly Omit<SkuConflict, "position">[] }
+  | { readonly applied: false; readonly conflicts: readonly []; readonly recorded: KeyRecord };
 
 /** What the store gives an import: its operation wrapper (closed store, eviction policy, errors), and WAIT. */
 export interface StreamHost {
   operation<T>(what: string, body: () => Promise<T>, outcome?: Outcome): Promise<T>;
-  /** Applies products of distinct ids in one UPSERT call; `undefined` when they do not fit in one. */
-  upsertOnce(products: readonly Product[], dryRun: boolean): Promise<OneCall | undefined>;
+  /**
+   * Applies products of distinct ids in one UPSERT call, checking and recording `key` with them;
+   * `undefined` when they do not fit in one.
+   */
+  upsertOnce(products: readonly Product[], dryRun: boolean, key: KeyArgs | undefined): Promise<OneCall | undefined>;
   /** Waits for replicas after a written commit (`waitForReplicas`), when configured. */
   afterWrite(): Promise<void> | undefined;
   isClosed(): boolean;
@@ -90,14 +96,19 @@ function* withPositions(chunks: Iterable<Chunk>, positions: readonly number[]): 
 
 /**
  * Commits an import held in this process: its claims among its own ids, found here, with the
- * skus held in the site, found by one UPSERT call (a dry run when the claims refuse it anyway).
- * `undefined` when it does not fit in one call.
+ * skus held in the site, found by one UPSERT call (a dry run when the claims refuse it anyway),
+ * which answers `key`'s record instead when it has one. `undefined` when it does not fit in one call.
  */
-async function commitHeld(host: StreamHost, held: ImportStaging, dryRun: boolean): Promise<CommitResult | undefined> {
+async function commitHeld(
+  host: StreamHost,
+  held: ImportStaging,
+  dryRun: boolean,
+  key: KeyArgs | undefined,
+): Promise<CommitResult | undefined> {
   const claimed = held.claims();
-  const reply = await host.upsertOnce([...held.byId.values()], dryRun || claimed.length > 0);
+  const reply = await host.upsertOnce([...held.byId.values()], dryRun || claimed.length > 0, key);
   if (reply === undefined) return undefined;
-  if (reply.applied && claimed.length === 0) return reply;
+  if ("recorded" in reply || (reply.applied && claimed.length === 0)) return reply;
   const stored = reply.applied ? [] : reply.conflicts.map((c) => ({ ...c, position: held.positionOf(c.id) }));
   return { applied: false, conflicts: combineConflicts(stored, claimed) };
 }
@@ -160,16 +171,16 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
     if (given !== undefined && given.products.length > 0) await stage(given.products, given.positions);
   }
 
-  async function commitStaged(): Promise<CommitResult> {
+  async function commitStaged(key: KeyArgs | undefined): Promise<CommitResult> {
     if (held !== undefined) {
       const staging = new ImportStaging();
       staging.add(held.products, held.positions);
-      const result = await commitHeld(host, staging, dryRun);
+      const result = await commitHeld(host, staging, dryRun, key);
       if (result !== undefined) return result;
       await release();
     }
     if (state === "broken") throw brokenByAdd();
-    return commitIncoming(ctx, site, incoming(), tally, options, ttlMs);
+    return commitIncoming(ctx, site, incoming(), tally, options, ttlMs, key);
   }
 
   return {
@@ -196,15 +207,18 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       );
     },
 
-    async commit() {
+    async commit(given) {
       if (state === "settled") throw settled();
       try {
+        // A dry run records nothing (the contract never gives it a key).
+        const key = given && !dryRun ? checkedKey(given) : undefined;
         return await host.operation(
           "commit of the import",
           async () => {
-            const result = await commitStaged();
-            // Even a commit that changed nothing waits: it may be the retry of one whose wait failed.
-            if (result.applied && !dryRun) await host.afterWrite();
+            const result = await commitStaged(key);
+            // Even a commit that changed nothing waits, and one answered by its key's record: it may
+            // be the retry of one whose wait failed.
+            if ((result.applied || result.recorded) && !dryRun) await host.afterWrite();
             return result;
           },
           "unknown",

@@ -6,12 +6,13 @@
 import { type CommitResult, combineConflicts, type SkuConflict, type WriteOptions } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import { evictedStaging, refused, unavailable } from "./errors.ts";
-import { type IncomingKeys, importKeys, type ScriptKeys, type SiteKeys } from "./keys.ts";
+import { type KeyArgs, recordOf } from "./idempotency.ts";
+import { type IncomingKeys, idempotencyKeys, importKeys, type ScriptKeys, type SiteKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
 import type { Reply } from "./lua.ts";
 import { mergeAll, slices } from "./merge.ts";
 import { eachPage } from "./pages.ts";
-import { commit, countsOf, publish, siteSizeOf, stagingOf, type Tally } from "./publish.ts";
+import { commit, countsOf, publish, type Recorded, siteSizeOf, stagingOf, type Tally } from "./publish.ts";
 import type { Unplaced } from "./reply.ts";
 import { CLAIMERS } from "./scripts/import-claimers.ts";
 import { HOLDERS } from "./scripts/import-holders.ts";
@@ -21,8 +22,11 @@ import { SPANS } from "./scripts/import-spans.ts";
 import { WHERE } from "./scripts/import-where.ts";
 import { windowed } from "./windowed.ts";
 
-/** The keys a commit uses: the site's, its merging ones, the import's and the staging's of its lock. */
+/** The keys a commit uses: the site's, its merging ones, the import's, the staging's of its lock, and its idempotency key's. */
 type CommitKeys = ScriptKeys;
+
+// The answer of a commit that found its idempotency key recorded.
+const replay = ({ recorded }: Recorded): CommitResult => ({ applied: false, conflicts: [], recorded });
 
 /** A conflict with the first position of its id, by which the answer is ordered (the order of the import). */
 type Ranked = SkuConflict & { readonly position: number; readonly first: number };
@@ -132,7 +136,8 @@ async function settleHolders(ctx: StoreContext, keys: IncomingKeys, ttlMs: numbe
  * products it leaves unchanged are dropped from them as they are judged, or the stage: keys,
  * into which the changed ones are copied (a re-import that changes few). A replace renames the
  * import's keys in place of the site's: they hold its whole next state. Conflicts are returned
- * without their positions, which the caller looks up once the lock is released.
+ * without their positions, which the caller looks up once the lock is released. The publishing
+ * call checks and records `key` with the counts.
  */
 async function judgeAndPublish(
   ctx: StoreContext,
@@ -141,6 +146,7 @@ async function judgeAndPublish(
   tally: Tally,
   { dryRun, replace = false }: WriteOptions,
   ttlMs: number,
+  key?: KeyArgs,
 ): Promise<CommitResult | { unplaced: Unplaced[] }> {
   // Under the lock the site stays as it is until the commit, so its size is read once.
   const siteSize = replace ? await siteSizeOf(ctx, keys, token) : 0;
@@ -176,11 +182,13 @@ async function judgeAndPublish(
   if (conflicts.length > 0) return { unplaced: conflicts };
   const counts = countsOf(judged, created, unchanged, replace, siteSize);
   if (dryRun) return { applied: true, counts };
+  const record = key && { ...key, counts };
   // PUBLISH and COMMIT check the keys they rename before they do.
   const outcome =
     mode === "copy"
-      ? await commit(ctx, keys, { token, staged: moved })
-      : await publish(ctx, keys, token, replace ? "replace" : "merge", tally, { dropped: moved, siteSize });
+      ? await commit(ctx, keys, { token, staged: moved, record })
+      : await publish(ctx, keys, token, replace ? "replace" : "merge", tally, { dropped: moved, siteSize, record });
+  if (typeof outcome === "object") return replay(outcome);
   if (outcome === "merging") {
     // Committed: readers see the whole import already. If folding it in fails, the next writer
     // of the site finishes it, so the import has still succeeded.
@@ -192,6 +200,7 @@ async function judgeAndPublish(
 /**
  * The conflicts of an import whose ids claim skus among themselves with products of the site
  * that stay: one read-only judging walk under the lock, for an answer that lists every conflict.
+ * Under the lock, no record of `key` can appear: one found there is the answer instead.
  */
 async function heldConflicts(
   ctx: StoreContext,
@@ -199,13 +208,17 @@ async function heldConflicts(
   incoming: IncomingKeys,
   tally: Tally,
   ttlMs: number,
-): Promise<SkuConflict[]> {
-  const unplaced = await withLock(ctx, site, async (token) => {
-    const keys: CommitKeys = { ...importKeys(site, token), ...incoming };
+  key: KeyArgs | undefined,
+): Promise<SkuConflict[] | Recorded> {
+  const unplaced = await withLock(ctx, site, async (token): Promise<Unplaced[] | Recorded> => {
+    const keys: CommitKeys = { ...importKeys(site, token), ...incoming, ...idempotencyKeys(site) };
+    const recorded = key && (await recordOf(ctx, site, key.key));
+    if (recorded) return { recorded };
     if ((await siteSizeOf(ctx, keys, token)) === 0) return [];
     const judged = await judgeAndPublish(ctx, keys, token, tally, { dryRun: true }, ttlMs);
     return "unplaced" in judged ? judged.unplaced : [];
   });
+  if (!Array.isArray(unplaced)) return unplaced;
   return unplaced.length === 0 ? [] : placed(ctx, incoming, unplaced);
 }
 
@@ -215,7 +228,8 @@ async function heldConflicts(
  * walk); else, under the lock, into an empty site by renaming its keys into the site's, with no judging (every product
  * is created, and no sku of an empty site can conflict); else judged against the site and
  * published as one step. Positions are gathered only to answer conflicts, without the lock.
- * The caller drops the import's keys afterwards.
+ * With `key`, a record of it is the answer (read first, and again by the publishing call, which
+ * writes it with the import). The caller drops the import's keys afterwards.
  * Fails with "nothing written" before the publishing call, "unknown" if its reply is lost.
  */
 export async function commitIncoming(
@@ -225,11 +239,16 @@ export async function commitIncoming(
   tally: Tally,
   options: WriteOptions,
   ttlMs: number,
+  key?: KeyArgs,
 ): Promise<CommitResult> {
   const { dryRun, replace = false } = options;
-  // An empty replace still empties the site, under the lock like any other.
-  if (tally.ids === 0 && !replace) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
+  // An empty replace still empties the site, under the lock like any other; an empty import
+  // under a key records it the same way.
+  if (tally.ids === 0 && !replace && !key) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
   try {
+    // A retry is answered at once; a record written from here on is found by the calls below.
+    const recorded = key && (await recordOf(ctx, site, key.key));
+    if (recorded) return replay({ recorded });
     await checkWhole(ctx, incoming, tally);
     if (tally.contested > 0) {
       await buildSpans(ctx, incoming, tally, ttlMs);
@@ -237,16 +256,21 @@ export async function commitIncoming(
       // An in:skus or in:sku-of evicted during the walk would hide claimers.
       await checkWhole(ctx, incoming, tally);
       if (claimed.length === 0) throw evictedStaging();
-      const held = replace ? [] : await heldConflicts(ctx, site, incoming, tally, ttlMs);
+      const held = replace ? [] : await heldConflicts(ctx, site, incoming, tally, ttlMs, key);
+      if (!Array.isArray(held)) return replay(held);
       return { applied: false, conflicts: combineConflicts(held, claimed) };
     }
     if (tally.unheld > 0) await settleHolders(ctx, incoming, ttlMs);
     const result = await withLock(ctx, site, async (token) => {
-      const keys: CommitKeys = { ...importKeys(site, token), ...incoming };
-      const fast = await publish(ctx, keys, token, "empty", tally, { check: dryRun });
-      if (fast === "ok") return { applied: true, counts: countsOf(tally.ids, tally.ids, 0, replace, 0) } as const;
+      const keys: CommitKeys = { ...importKeys(site, token), ...incoming, ...idempotencyKeys(site, key?.key) };
+      // Published only into an empty site: every product created.
+      const counts = countsOf(tally.ids, tally.ids, 0, replace, 0);
+      const record = key && { ...key, counts };
+      const fast = await publish(ctx, keys, token, "empty", tally, { check: dryRun, record });
+      if (typeof fast === "object") return replay(fast);
+      if (fast === "ok") return { applied: true, counts } as const;
       try {
-        return await judgeAndPublish(ctx, keys, token, tally, options, ttlMs);
+        return await judgeAndPublish(ctx, keys, token, tally, options, ttlMs, key);
       } finally {
         await ctx.drop(stagingOf(keys)).catch(() => {});
       }

@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { checkKeyPrefix, escapeSitePart, importKeys, incomingKeys, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, escapeSitePart, idempotencyKeys, importKeys, incomingKeys, siteKeys } from "../src/keys.ts";
 
 /** The part of a key that Redis Cluster hashes: between the first `{` and the next `}`, if not empty. */
 function hashTag(key: string): string {
@@ -9,10 +9,29 @@ function hashTag(key: string): string {
   return close > open + 1 ? key.slice(open + 1, close) : key;
 }
 
-function allKeys(prefix: string, site: { siteType: string; siteId: string }, token = "0123abcd"): string[] {
+function allKeys(
+  prefix: string,
+  site: { siteType: string; siteId: string },
+  token = "0123abcd",
+  idempotencyKey = "a{b}:c",
+): string[] {
   const keys = siteKeys(checkKeyPrefix(prefix), site);
-  return [...new Set([...Object.values(importKeys(keys, token)), ...Object.values(incomingKeys(keys, token))])];
+  return [
+    ...new Set([
+      ...Object.values(importKeys(keys, token)),
+      ...Object.values(incomingKeys(keys, token)),
+      ...Object.values(idempotencyKeys(keys, idempotencyKey)),
+    ]),
+  ];
 }
+
+// Idempotency keys as the contract allows them (1 to 255 visible ASCII characters), drawn to
+// hit the characters that matter.
+const visibleAscii = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c));
+const idempotencyKeyArb = fc.oneof(
+  fc.string({ unit: fc.constantFrom("{", "}", ":", "*", "%", "a", "7"), minLength: 1, maxLength: 12 }),
+  fc.string({ unit: visibleAscii, minLength: 1, maxLength: 255 }),
+);
 
 // Site names drawn to hit the characters that matter, plus anything else.
 const sitePart = fc.oneof(
@@ -66,6 +85,26 @@ describe("key layout", () => {
     (prefix, site, token) => {
       const expected = `${escapeSitePart(site.siteType)}:${escapeSitePart(site.siteId)}`;
       for (const key of allKeys(prefix, site, token)) expect(hashTag(key)).toBe(expected);
+    },
+  );
+
+  test("an idempotency key's record and claim are named by the key's hex, under the site's tag", () => {
+    const keys = siteKeys(checkKeyPrefix("catalog"), { siteType: "shopify", siteId: "shop-1" });
+    expect(idempotencyKeys(keys, "{k}")).toEqual({
+      keyRecord: "catalog:{shopify:shop-1}:idem:7b6b7d:record",
+      keyClaim: "catalog:{shopify:shop-1}:idem:7b6b7d:claim",
+    });
+  });
+
+  test.prop([prefixArb, siteArb, idempotencyKeyArb, idempotencyKeyArb])(
+    "whatever an idempotency key holds, its keys keep the site's tag and meet no other key",
+    (prefix, site, key, other) => {
+      const keys = siteKeys(checkKeyPrefix(prefix), site);
+      const mine = Object.values(idempotencyKeys(keys, key));
+      for (const name of mine) expect(hashTag(name)).toBe(hashTag(keys.products));
+      const rest = new Set(allKeys(prefix, site, "0123abcd", other));
+      if (key === other) for (const name of mine) rest.delete(name);
+      for (const name of mine) expect(rest.has(name)).toBe(false);
     },
   );
 

@@ -1,4 +1,11 @@
-import { type CatalogStore, isCatalogError, type Product } from "@catalog-kit/catalog-core";
+import {
+  type CatalogStore,
+  type CommitResult,
+  isCatalogError,
+  type KeyToRecord,
+  type Product,
+  type Site,
+} from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
@@ -28,6 +35,16 @@ const publishes = (argv: readonly Buffer[], where: string) =>
   argv[1]?.toString() === PUBLISH.sha && argv.some((arg) => arg.toString() === where);
 
 const isUnavailable = (error: unknown) => isCatalogError(error, "STORAGE_UNAVAILABLE");
+
+// An import of `batch` in one add, committed under `key`.
+async function commitKeyed(store: CatalogStore, site: Site, batch: Product[], key: KeyToRecord): Promise<CommitResult> {
+  const staged = await store.beginImport(site, write);
+  await staged.add(
+    batch,
+    batch.map((_, i) => i + 1),
+  );
+  return staged.commit(key);
+}
 
 /** A write whose reply was lost: STORAGE_UNAVAILABLE, never claiming that nothing was written. */
 function expectOutcomeUnknown(outcome: Settled<unknown>): void {
@@ -68,6 +85,8 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     await upsert(direct, warm, batchOf(30), write);
     await upsert(direct, warm, [...batchOf(60), product("x", "y")], write);
     await upsert(direct, warm, [product("z", "w")], write);
+    await commitKeyed(direct, warm, [product("k", "k")], { key: "k", fingerprint: "f", retainMs: 60_000 });
+    await commitKeyed(direct, warm, batchOf(30), { key: "k2", fingerprint: "f", retainMs: 60_000 });
     await direct.find(warm, "id-1");
     await direct.remove(warm, "id-1");
   });
@@ -214,6 +233,35 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
       const next = await settle(upsert(impatient, site, [product("after", "after-sku")], write));
       expect(next.ok ? next.value : next.error).toMatchObject({ applied: true });
       expect(next.ms).toBeLessThan(2_000);
+      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+    });
+  });
+
+  describe.each([
+    ["held in the process (one call)", 1],
+    ["staged, and merged into the site", 30],
+  ])("a commit under an idempotency key whose reply is lost, %s", (_, count) => {
+    test("a retry under the key answers the record: applied once, and a product changed since stays", async () => {
+      const store = throughProxy({ chunkSize: 10 });
+      const site = uniqueSite();
+      await upsert(direct, site, [product("seed", "seed-sku")], write);
+      await reconnected(store);
+      const batch = batchOf(count);
+      const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+      const dropped = proxy.dropReplyAfter(scriptOf(site), {
+        when: (argv) => count === 1 || publishes(argv, "merge"),
+      });
+      expectOutcomeUnknown(await settle(commitKeyed(store, site, batch, key)));
+      await dropped;
+      await reconnected(store);
+      const later = product("id-0", "sku-0", { title: "later" });
+      await upsert(direct, site, [later], write);
+      expect(await commitKeyed(store, site, batch, key)).toEqual({
+        applied: false,
+        conflicts: [],
+        recorded: { fingerprint: "f", counts: { created: count, updated: 0, unchanged: 0 } },
+      });
+      expect(await direct.find(site, "id-0")).toEqual(later);
       expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
     });
   });

@@ -1,12 +1,12 @@
-import type { Product, Site } from "@catalog-kit/catalog-core";
+import { isCatalogError, type Product, type Site, type StagedImport } from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRedisStore } from "../src/index.ts";
-import { checkKeyPrefix, MERGING_FIELD, siteKeys } from "../src/keys.ts";
-import { checkIndex } from "../src/testing/index.ts";
+import { checkKeyPrefix, idempotencyKeys, MERGING_FIELD, siteKeys } from "../src/keys.ts";
+import { checkIndex, productIds } from "../src/testing/index.ts";
 import { leaveMerging } from "./support/merging.ts";
 import { product } from "./support/products.ts";
 import { settle } from "./support/wait.ts";
@@ -14,7 +14,8 @@ import { settle } from "./support/wait.ts";
 // Under `noeviction`, a Redis at maxmemory refuses every command that may grow memory, the HSET
 // that takes a site's lock included, but not deletes. A site whose merge memory stopped (its
 // MERGING field set) must still accept the one write that frees memory, remove, and a write
-// Redis refused must say that nothing was written.
+// Redis refused must say that nothing was written. A commit under an idempotency key that Redis
+// refuses writes neither the key's record nor a product.
 
 const PREFIX = "oom";
 const write = { dryRun: false } as const;
@@ -93,6 +94,51 @@ describeWithRedis("a site left merging when Redis is out of memory (noeviction)"
     expect(await admin.hexists(keys.products, MERGING_FIELD)).toBe(0);
     expect(await store.list(site, undefined, 10)).toEqual([batch[0], batch[3], product("f", "s6")]);
     expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+    await store.close();
+  });
+
+  test("a keyed commit Redis refuses for memory writes neither its record nor its products", async () => {
+    const store = createRedisStore({ url: server.url, keyPrefix: PREFIX, chunkSize: 50, busyTimeoutMs: 2_000 });
+    const sites = [uniqueSite(), uniqueSite()];
+    // One held in the process (one call), one staged in Redis: only their commits meet the refusal.
+    const batches = [[product("a", "sa")], Array.from({ length: 120 }, (_, i) => product(`id-${i}`, `sku-${i}`))];
+    const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+    const begin = async (site: Site, batch: Product[]) => {
+      const staging = await store.beginImport(site, write);
+      await staging.add(
+        batch,
+        batch.map((_, at) => at + 1),
+      );
+      return staging;
+    };
+    const staged = await Promise.all(sites.map((site, i) => begin(site, batches[i] as Product[])));
+    let filled = 0;
+    try {
+      await admin.config("SET", "maxmemory", String((await used()) + 2_000_000));
+      for (;;) {
+        const set = await settle(admin.set(`filler:${filled}`, "y".repeat(100_000)));
+        if (!set.ok) break;
+        filled += 1;
+      }
+      await admin.config("SET", "maxmemory", String((await used()) - 1_000_000));
+      for (const [i, site] of sites.entries()) {
+        const outcome = await settle((staged[i] as StagedImport).commit(key));
+        expect(outcome.ok).toBe(false);
+        const error = outcome.ok ? undefined : outcome.error;
+        expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
+        expect((error as Error).message).toMatch(/out of memory.*nothing was written/);
+        expect(await admin.exists(idempotencyKeys(keysOf(site), "k").keyRecord)).toBe(0);
+        expect(await productIds(admin, keysOf(site))).toEqual([]);
+      }
+    } finally {
+      await admin.config("SET", "maxmemory", "0");
+      for (let i = 0; i < filled; i++) await admin.del(`filler:${i}`);
+    }
+    // Once memory is back, the same import under the key applies and records it.
+    for (const [i, site] of sites.entries()) {
+      expect(await (await begin(site, batches[i] as Product[])).commit(key)).toMatchObject({ applied: true });
+      expect((await store.claimKey(site, "k", 60_000)).state).toBe("recorded");
+    }
     await store.close();
   });
 });

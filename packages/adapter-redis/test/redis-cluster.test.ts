@@ -6,7 +6,7 @@ import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clusterClientOptions, createRedisStore } from "../src/index.ts";
-import { checkKeyPrefix, importKeys, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, idempotencyKeys, importKeys, siteKeys } from "../src/keys.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
 
@@ -117,6 +117,38 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
       });
       expect(await store.find(site, "sku-1500", "sku")).toEqual(product("id-1500", "sku-1500"));
       expect(await checkIndex(admin, "stream", site)).toEqual([]);
+      await store.close();
+    });
+
+    test("an idempotency key's record and claim live in the site's slot, whatever braces or colons the key holds", async () => {
+      const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "idem", chunkSize: 50 });
+      const site = uniqueSite();
+      const keys = siteKeys(checkKeyPrefix("idem"), site);
+      const slot = (key: string) => admin.cluster("KEYSLOT", key) as Promise<number>;
+      const batches = [[product("a", "sa")], Array.from({ length: 120 }, (_, i) => product(`id-${i}`, `sku-${i}`))];
+      for (const [n, key] of ["{", "}", "{x}", "a:{b}:c", "}{", "*?[x]"].entries()) {
+        const { keyRecord, keyClaim } = idempotencyKeys(keys, key);
+        expect(await slot(keyRecord)).toBe(await slot(keys.products));
+        expect(await slot(keyClaim)).toBe(await slot(keys.products));
+        const claim = await store.claimKey(site, key, 60_000);
+        expect(claim.state).toBe("claimed");
+        expect(await admin.exists(keyClaim)).toBe(1);
+        // One call and a staged commit: a key outside the site's slot would fail them (CROSSSLOT).
+        const batch = batches[n % 2] as Product[];
+        const staged = await store.beginImport(site, { dryRun: false });
+        await staged.add(
+          batch,
+          batch.map((_, i) => i + 1),
+        );
+        const result = await staged.commit({ key, fingerprint: `f${n}`, retainMs: 60_000 });
+        expect(result.applied).toBe(true);
+        if (claim.state === "claimed") await claim.release();
+        expect(await admin.exists(keyClaim)).toBe(0);
+        expect(await store.claimKey(site, key, 60_000)).toMatchObject({
+          state: "recorded",
+          record: { fingerprint: `f${n}` },
+        });
+      }
       await store.close();
     });
 

@@ -11,7 +11,7 @@ import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
-import { checkKeyPrefix, type IncomingKeys, incomingKeys, LOCK_FIELD, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, type IncomingKeys, idempotencyKeys, incomingKeys, LOCK_FIELD, siteKeys } from "../src/keys.ts";
 import { callScript } from "../src/lua.ts";
 import { COMMIT } from "../src/scripts/commit.ts";
 import { ADD } from "../src/scripts/import-add.ts";
@@ -521,7 +521,7 @@ describeWithRedis("beginImport on Redis", () => {
         const staged = await store.beginImport(site, write);
         // Chunks of 300: 4 chunks, 1,000 ids and skus.
         await addAll(staged, [range("id", 0, 500), range("id", 500, 500)]);
-        const keys = { ...keysOf(site), ...(await incomingOf(site)) };
+        const keys = { ...keysOf(site), ...(await incomingOf(site)), ...idempotencyKeys(keysOf(site)) };
         await admin.del(keys[name]);
         const token = "evict-test";
         await admin.hset(keys.products, LOCK_FIELD, `${token} ${Date.now() + 60_000}`);

@@ -3,9 +3,18 @@
 import { CSV_HEADER, csvRecord } from "./csv-write.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
 import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
+import {
+  type CallPrint,
+  IDEMPOTENCY_DEFAULTS,
+  type KeyPolicy,
+  once,
+  runKeyed,
+  streamPrint,
+  valuePrint,
+} from "./idempotency.ts";
 import { encodeProduct, type Product } from "./product.ts";
 import { type Site, siteKey } from "./site.ts";
-import { documentSource, listSource, productSource, type StreamFormat } from "./sources.ts";
+import { documentSource, listSource, productSource, type RecordSource, type StreamFormat } from "./sources.ts";
 import type { CatalogStore, KeyField } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
@@ -22,12 +31,25 @@ export interface CatalogOptions {
   readonly store: CatalogStore;
   readonly sites?: Iterable<Site>;
   readonly limits?: CatalogLimits;
+  /** How long idempotency keys are kept and claimed (`IDEMPOTENCY_DEFAULTS`). */
+  readonly idempotency?: Partial<KeyPolicy>;
 }
 
 /** Options of the three imports. */
 export interface ImportOptions {
   /** Run every check and count, write nothing. */
   readonly dryRun?: boolean;
+  /**
+   * Makes the import exactly-once: once an import with this key committed in the site, the same
+   * call again is answered with its summary (`replayed: true`) and applies nothing; another call
+   * under the key is `IDEMPOTENCY_KEY_REUSED`, and one while it runs `IDEMPOTENCY_KEY_IN_USE`.
+   */
+  readonly idempotencyKey?: string;
+  /**
+   * What tells the call under its key from another one; by default a SHA-256 of its kind, site,
+   * options and body. A function is called once the body has been read whole.
+   */
+  readonly fingerprint?: string | (() => string);
 }
 
 /** Options of the bulk imports (a list, CSV, a stream). */
@@ -141,6 +163,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const maxStreamProducts = options.limits?.maxProductsPerStream ?? DEFAULT_MAX_STREAM_PRODUCTS;
   const sites = new Set<string>();
   for (const site of options.sites ?? []) sites.add(siteKey(site));
+  const policy: KeyPolicy = { ...IDEMPOTENCY_DEFAULTS, ...options.idempotency };
 
   function requireSite(site: Site): void {
     if (!sites.has(siteKey(site))) throw siteNotFound(site);
@@ -152,6 +175,26 @@ export function createCatalog(options: CatalogOptions): Catalog {
     if (mode !== "upsert" && mode !== "replace") throw invalidOption("mode", 'Must be "upsert" or "replace"');
     return { dryRun, limit, allowEmpty, ...(mode === "replace" ? { replace: true } : {}) };
   }
+
+  // Runs an import through the engine, under its idempotency key when it has one.
+  function run(site: Site, source: RecordSource, engine: EngineOptions, options: ImportOptions, call: CallPrint) {
+    const key = options.idempotencyKey;
+    if (key === undefined) return runImport(store, site, source, engine);
+    const given = options.fingerprint;
+    const fingerprint = once(typeof given === "string" ? () => given : (given ?? call.fingerprint));
+    return runKeyed(store, site, { key, fingerprint }, policy, call.drain, () =>
+      runImport(store, site, source, { ...engine, key: { key, fingerprint, retainMs: policy.retentionMs } }),
+    );
+  }
+
+  // What names a call in its fingerprint: its kind, its site and its options.
+  const callParts = (kind: string, site: Site, engine: EngineOptions) => [
+    kind,
+    siteKey(site),
+    engine.replace ? "replace" : "upsert",
+    String(engine.dryRun),
+    String(engine.allowEmpty ?? false),
+  ];
 
   async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {
     requireSite(site);
@@ -178,12 +221,25 @@ export function createCatalog(options: CatalogOptions): Catalog {
       }
       // Known without reading a record: refused before any is checked.
       if (products.length > maxProducts) throw tooMany(maxProducts, products.length, true);
-      return runImport(store, site, listSource(products), engine);
+      return run(
+        site,
+        listSource(products),
+        engine,
+        options,
+        valuePrint(callParts("products", site, engine), products),
+      );
     },
 
-    async importProduct(site, product, { dryRun = false } = {}) {
+    async importProduct(site, product, options = {}) {
       requireSite(site);
-      return runImport(store, site, productSource(product), { dryRun, limit: 1 });
+      const engine = { dryRun: options.dryRun ?? false, limit: 1 };
+      return run(
+        site,
+        productSource(product),
+        engine,
+        options,
+        valuePrint(callParts("product", site, engine), product),
+      );
     },
 
     async importCsv(site, csvContent, options = {}) {
@@ -194,13 +250,18 @@ export function createCatalog(options: CatalogOptions): Catalog {
           problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
         });
       }
-      return runImport(store, site, documentSource("csv", [csvContent], true), engine);
+      const call = valuePrint(callParts("csv", site, engine), csvContent);
+      return run(site, documentSource("csv", [csvContent], true), engine, options, call);
     },
 
     async importStream(site, body, options) {
       requireSite(site);
       const engine = bulkOptions(options, maxStreamProducts);
-      return runImport(store, site, documentSource(options.format, body, false), engine);
+      if (options.idempotencyKey === undefined)
+        return runImport(store, site, documentSource(options.format, body, false), engine);
+      // A caller's fingerprint has hashed the body already: it passes untouched then.
+      const call = streamPrint(callParts(options.format, site, engine), body, options.fingerprint !== undefined);
+      return run(site, documentSource(options.format, call.body, false), engine, options, call);
     },
 
     async listProducts(site, { limit = LIST_LIMIT.default, cursor } = {}) {

@@ -2,6 +2,7 @@
 // (sources.ts) run through this one loop, which validates, applies the limits and stages chunks
 // into the store while the records arrive, then commits all-or-nothing.
 import { CatalogError, emptyReplace, type Problem } from "./errors.ts";
+import { type ImportKey, replayOf } from "./idempotency.ts";
 import { checkProducts, Problems } from "./parse.ts";
 import type { Product } from "./product.ts";
 import type { Site } from "./site.ts";
@@ -12,6 +13,8 @@ import type { CatalogStore, ImportCounts, SkuConflict, StagedImport, WriteOption
 export interface ImportSummary extends ImportCounts {
   readonly total: number;
   readonly dryRun: boolean;
+  /** True when an import with the same idempotency key had committed: nothing was applied again, and the counts are that import's. */
+  readonly replayed?: true;
 }
 
 /** The options of one run of the engine. */
@@ -20,6 +23,8 @@ export interface EngineOptions extends WriteOptions {
   readonly limit: number;
   /** A replace with no products is refused unless this is true. */
   readonly allowEmpty?: boolean;
+  /** The idempotency key the commit records (a dry run records none), kept `retainMs`. */
+  readonly key?: ImportKey & { readonly retainMs: number };
 }
 
 // Products handed to the store at once: a few megabytes in memory, and several of a networked
@@ -137,8 +142,12 @@ export async function runImport(
     if (products.length > 0) await flush();
     await settle();
     staged ??= await store.beginImport(site, write);
-    const result = await staged.commit();
+    const { key } = options;
+    const result = await staged.commit(
+      key && !dryRun ? { key: key.key, fingerprint: key.fingerprint(), retainMs: key.retainMs } : undefined,
+    );
     staged = undefined;
+    if (!result.applied && result.recorded) return replayOf(result.recorded, key as ImportKey);
     if (!result.applied) throw conflictError(result.conflicts, source);
     const { created, updated, unchanged } = result.counts;
     return { total: created + updated + unchanged, ...result.counts, dryRun };

@@ -25,7 +25,15 @@ export {
   type Problem,
   siteNotFound,
 } from "./errors.ts";
+export {
+  Fingerprint,
+  IDEMPOTENCY_DEFAULTS,
+  KEY_IN_USE_RETRY_SECONDS,
+  type KeyPolicy,
+  keyProblem,
+} from "./idempotency.ts";
 export { productJsonSchemas } from "./json-schema.ts";
+export { KeyBook } from "./key-book.ts";
 export { type Place, type RecordPart, toPointer } from "./parse.ts";
 export {
   compareIds,
@@ -49,7 +57,10 @@ export type {
   CatalogStore,
   CommitResult,
   ImportCounts,
+  KeyClaim,
   KeyField,
+  KeyRecord,
+  KeyToRecord,
   SkuConflict,
   StagedImport,
   WriteOptions,

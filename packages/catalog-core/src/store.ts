@@ -21,10 +21,36 @@ export interface SkuConflict {
   readonly position: number;
 }
 
-/** The outcome of `StagedImport.commit`: applied with its counts, or refused whole. */
+/**
+ * The outcome of `StagedImport.commit`: applied with its counts, or refused whole, for its
+ * conflicts or (with no conflicts then) because its idempotency key was `recorded` already.
+ */
 export type CommitResult =
   | { readonly applied: true; readonly counts: ImportCounts }
-  | { readonly applied: false; readonly conflicts: readonly SkuConflict[] };
+  | { readonly applied: false; readonly conflicts: readonly SkuConflict[]; readonly recorded?: KeyRecord };
+
+/** What a commit recorded under an idempotency key: the import's fingerprint and its counts. */
+export interface KeyRecord {
+  readonly fingerprint: string;
+  readonly counts: ImportCounts;
+}
+
+/** An idempotency key for `StagedImport.commit` to record with the import, kept `retainMs`. */
+export interface KeyToRecord {
+  /** 1 to 255 visible ASCII characters; a key of one site is unrelated to the same key of another. */
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly retainMs: number;
+}
+
+/**
+ * The answer of `CatalogStore.claimKey`: the key's record (a commit recorded it), another claim
+ * holding it, or this claim, which `release` ends (a no-op once it lapsed or another took it).
+ */
+export type KeyClaim =
+  | { readonly state: "recorded"; readonly record: KeyRecord }
+  | { readonly state: "busy" }
+  | { readonly state: "claimed"; release(): Promise<void> };
 
 /** Whether an import writes, or only checks and counts; and whether it is the site's whole catalog. */
 export interface WriteOptions {
@@ -65,11 +91,16 @@ export interface StagedImport {
    * 4. Counts compare each product with the one it replaces: `created` (none), `unchanged`
    *    (`encodeProduct` equal), else `updated`; with `replace`, `deleted` too.
    * 5. With `dryRun`, the same answer, and nothing written.
+   * 6. With `key` (never given in a dry run): if the site holds a record of `key.key` that has
+   *    not expired, nothing is written and the answer is `{ applied: false, conflicts: [], recorded }`. Else,
+   *    when the import applies, the record `{ fingerprint, counts }` is written in the same
+   *    atomic step as the products (never one without the other), and expires after
+   *    `key.retainMs`. A refused import records nothing.
    *
    * The staging is released either way. An import neither committed nor aborted (its process
    * died) never becomes visible, and its staging does not outlive it for long.
    */
-  commit(): Promise<CommitResult>;
+  commit(key?: KeyToRecord): Promise<CommitResult>;
 
   /** Drops the staging: nothing becomes visible. Safe at any time, twice, and after `commit`. */
   abort(): Promise<void>;
@@ -118,6 +149,15 @@ export interface CatalogStore {
    * products' work, not the site's size.
    */
   list(site: Site, after: string | undefined, limit: number): Promise<Product[]>;
+
+  /**
+   * Claims the idempotency key `key` of `site` for an import about to run, in one atomic step
+   * seen alike by every process on this storage: `recorded` while a commit's record of the key
+   * has not expired, else `busy` while another claim holds it, else `claimed`. A claim lapses
+   * by itself after `leaseMs`, so that a process that died does not hold a key for long; expired
+   * records and claims are removed by the store, never by a scan of the site on a call.
+   */
+  claimKey(site: Site, key: string, leaseMs: number): Promise<KeyClaim>;
 
   /** Resolves when the backing storage answers; rejects with `STORAGE_UNAVAILABLE` otherwise. */
   ping(): Promise<void>;

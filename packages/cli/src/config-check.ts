@@ -1,10 +1,14 @@
 // `catalog-kit config check FILE`: validates a server configuration and prints the settings in
 // effect, defaults included, with every secret redacted.
-import { UsageError } from "./options.ts";
+import { parseArgs } from "node:util";
+import { printHelp } from "./help.ts";
+import { HELP_OPTION, UsageError } from "./options.ts";
 
 /** Runs `catalog-kit config check`; returns the exit code. */
 export async function checkConfig(args: readonly string[]): Promise<number> {
-  const [file, ...extra] = args;
+  const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: HELP_OPTION });
+  if (values.help) return printHelp("config check");
+  const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) throw new UsageError("Give one configuration file to check");
   // The server's own loader, so that a file passes here exactly when the server would start with it.
   const { ConfigError, loadConfig } = await import("@catalog-kit/server");

@@ -1,44 +1,119 @@
-// `catalog-kit export`: every product of a site, as the server streams it, to standard output.
+// `catalog-kit export [FILE|-]`: every product of a site, as the server streams it, to standard
+// output or a file; a reader that stops early ends it quietly.
+import { createWriteStream } from "node:fs";
+import { rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { get as httpGet } from "node:http";
 import { get as httpsGet } from "node:https";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { LIST_PATH } from "@catalog-kit/http-node";
-import { CONNECTION_OPTIONS, connection, endpoint, formatBytes, UsageError } from "./options.ts";
+import { isBrokenPipe } from "./broken-pipe.ts";
+import { exportFormat, type Format, formatOption } from "./file-format.ts";
+import { printHelp } from "./help.ts";
+import { formatBytes } from "./human-numbers.ts";
+import { ndjsonToJsonArray } from "./json-array.ts";
+import {
+  CONNECTION_OPTIONS,
+  connection,
+  endpoint,
+  HELP_OPTION,
+  RETRIES_OPTION,
+  retriesOf,
+  UsageError,
+} from "./options.ts";
 import { type ProblemAnswer, problemTable } from "./problems.ts";
+import { type Answered, errorText, type Outcome, retryAfterOf, unanswered, withRetries } from "./retry.ts";
 
-const ACCEPT = { csv: "text/csv", ndjson: "application/x-ndjson" } as const;
+// JSON is NDJSON made an array here: the server pages JSON, it streams only the import formats.
+const ACCEPT: Readonly<Record<Format, string>> = {
+  csv: "text/csv",
+  ndjson: "application/x-ndjson",
+  json: "application/x-ndjson",
+};
+
+interface ExportAnswer extends Answered {
+  /** The export, when the server sent one (200). */
+  readonly res?: IncomingMessage;
+  /** The body of any other answer. */
+  readonly text?: string;
+}
+
+function requestExport(url: URL, token: string, format: Format): Promise<Outcome<ExportAnswer>> {
+  const get = url.protocol === "https:" ? httpsGet : httpGet;
+  return new Promise((resolve) => {
+    get(url, { headers: { "x-service-access-token": token, accept: ACCEPT[format] } }, (res) => {
+      const status = res.statusCode ?? 0;
+      const retryAfter = retryAfterOf(res);
+      if (status === 200) {
+        resolve({ kind: "answer", answer: { status, retryAfter, res } });
+        return;
+      }
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      res.on("error", () => {});
+      res.once("close", () => resolve({ kind: "answer", answer: { status, retryAfter, text } }));
+    }).on("error", (error) => resolve(unanswered(error)));
+  });
+}
+
+function problemOf(status: number, text: string): string {
+  try {
+    return problemTable({ status, ...(JSON.parse(text) as ProblemAnswer) });
+  } catch {
+    return `HTTP ${status}: ${text}\n`;
+  }
+}
 
 /** Runs `catalog-kit export`; returns the exit code. */
-export async function exportSite(
-  args: readonly string[],
-  out: NodeJS.WritableStream = process.stdout,
-): Promise<number> {
-  const { values } = parseArgs({
+export async function exportSite(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
     args: [...args],
-    options: { ...CONNECTION_OPTIONS, format: { type: "string", default: "csv" } },
+    allowPositionals: true,
+    options: { ...HELP_OPTION, ...CONNECTION_OPTIONS, ...RETRIES_OPTION, format: { type: "string" } },
   });
-  const format = values.format;
-  if (format !== "csv" && format !== "ndjson") throw new UsageError("--format must be csv or ndjson");
+  if (values.help) return printHelp("export");
+  const [file, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError("Give at most one file to export to (- for standard output)");
+  const format = exportFormat(file, formatOption(values.format));
+  const retries = retriesOf(values.retries);
   const to = await connection(values);
-  const url = endpoint(to, LIST_PATH);
-  const get = url.protocol === "https:" ? httpsGet : httpGet;
-  const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    get(url, { headers: { "x-service-access-token": to.token, accept: ACCEPT[format] } }, resolve).on("error", reject);
+  const outcome = await withRetries(() => requestExport(endpoint(to, LIST_PATH), to.token, format), {
+    retries,
+    log: (line) => process.stderr.write(`${line}\n`),
   });
-  if (res.statusCode !== 200) {
-    let text = "";
-    for await (const chunk of res) text += chunk;
-    process.stderr.write(problemTable(JSON.parse(text) as ProblemAnswer));
+  if (outcome.kind !== "answer") {
+    process.stderr.write(`No answer from the server: ${errorText(outcome.error)}\n`);
+    return 3;
+  }
+  const { status, res, text } = outcome.answer;
+  if (res === undefined) {
+    process.stderr.write(problemOf(status, text ?? ""));
     return 1;
   }
+
+  const toFile = file !== undefined && file !== "-";
+  const out = toFile ? createWriteStream(file) : process.stdout;
   let bytes = 0;
   res.on("data", (chunk: Buffer) => {
     bytes += chunk.length;
   });
-  // An answer cut short (the server failed mid-way) ends without its last chunk: an error here.
-  await pipeline(res, out, { end: out !== process.stdout });
-  process.stderr.write(`Exported ${formatBytes(bytes)}\n`);
+  try {
+    // An answer cut short (the server failed mid-way) ends without its last chunk: an error here.
+    if (format === "json") await pipeline(res, ndjsonToJsonArray(), out, { end: toFile });
+    else await pipeline(res, out, { end: toFile });
+  } catch (error) {
+    if (!toFile && isBrokenPipe(error)) return 0;
+    if (toFile) await rm(file, { force: true });
+    if (!res.complete && out.errored === null) {
+      process.stderr.write(`The connection was lost after ${formatBytes(bytes)}: the export is incomplete\n`);
+      return 3;
+    }
+    throw error;
+  }
+  process.stderr.write(`Exported ${formatBytes(bytes)}${toFile ? ` to ${file}` : ""}\n`);
   return 0;
 }

@@ -1,94 +1,37 @@
-// `catalog-kit import FILE`: a catalog file of any size sent to a server, streamed as a raw body
-// where the server takes one, with progress, retried after a 503 (imports are idempotent), its
-// answer printed as a summary or as a table of located problems.
-import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { setTimeout as sleep } from "node:timers/promises";
+// `catalog-kit import FILE|-`: a catalog of any size sent to a server, streamed as a raw body
+// where the server takes one, with progress, under one Idempotency-Key however often it is
+// tried; its outcome reported by import-report.ts.
+import { randomUUID } from "node:crypto";
+import type { OutgoingHttpHeaders } from "node:http";
 import { parseArgs } from "node:util";
-import { gunzipSync } from "node:zlib";
 import { BULK_PATH, CSV_PATH } from "@catalog-kit/http-node";
-import { CONNECTION_OPTIONS, type Connection, connection, endpoint, formatBytes, UsageError } from "./options.ts";
-import { type ProblemAnswer, problemTable } from "./problems.ts";
+import { type FileKind, formatOption, importKind } from "./file-format.ts";
+import { printHelp } from "./help.ts";
+import { importBody } from "./import-body.ts";
+import { reportImport } from "./import-report.ts";
+import {
+  CONNECTION_OPTIONS,
+  type Connection,
+  connection,
+  endpoint,
+  HELP_OPTION,
+  RETRIES_OPTION,
+  retriesOf,
+  UsageError,
+} from "./options.ts";
 import { createProgress } from "./progress.ts";
-
-/** How a file is sent, by its name: CSV and NDJSON stream as they are (gzip too); JSON is wrapped. */
-interface FileKind {
-  readonly format: "csv" | "ndjson" | "json";
-  readonly gzip: boolean;
-}
-
-const FORMATS: Readonly<Record<string, FileKind["format"]>> = {
-  csv: "csv",
-  ndjson: "ndjson",
-  jsonl: "ndjson",
-  json: "json",
-};
-
-/** The format of a file from its name (`.csv`, `.ndjson`, `.jsonl`, `.json`, each maybe `.gz`). */
-export function fileKind(file: string): FileKind {
-  const gzip = file.toLowerCase().endsWith(".gz");
-  const name = gzip ? file.slice(0, -3) : file;
-  const format = FORMATS[name.slice(name.lastIndexOf(".") + 1).toLowerCase()];
-  if (format === undefined)
-    throw new UsageError(`Cannot tell the format of ${file}: name it .csv, .ndjson, .jsonl or .json (maybe .gz)`);
-  return { format, gzip };
-}
-
-interface Answer {
-  readonly status: number;
-  readonly retryAfter: number;
-  readonly body: string;
-}
-
-// Bytes read from the file at a time: with the stream's default (64 KiB) the command spent about
-// as much CPU on a gigabyte as the server did reading it.
-const READ_BYTES = 1 << 20;
+import { withRetries } from "./retry.ts";
+import { upload } from "./upload.ts";
 
 const TYPES = { csv: "text/csv", ndjson: "application/x-ndjson", json: "application/json" } as const;
 
-// One attempt: the request, its body piped with backpressure while the progress advances.
-function send(
-  url: URL,
-  headers: Record<string, string | number>,
-  body: NodeJS.ReadableStream | Buffer,
-  onBytes: (n: number) => void,
-): Promise<Answer> {
-  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers });
-    req.on("response", (res: IncomingMessage) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      res.on("end", () => {
-        const retryAfter = Number(res.headers["retry-after"]);
-        resolve({ status: res.statusCode ?? 0, retryAfter: Number.isFinite(retryAfter) ? retryAfter : 5, body: text });
-      });
-      res.on("error", reject);
-    });
-    // A server that answers early (a located problem, a limit) may close before the body is sent:
-    // its answer counts, the broken pipe does not.
-    req.on("error", reject);
-    if (Buffer.isBuffer(body)) {
-      onBytes(body.length);
-      req.end(body);
-    } else {
-      body.on("data", (chunk: Buffer) => onBytes(chunk.length));
-      body.on("error", reject);
-      body.pipe(req);
-    }
-  });
-}
+// What an Idempotency-Key may hold: visible ASCII, as a header value allows, and not too long.
+const KEY = /^[\x21-\x7e]{1,255}$/;
 
-async function jsonBody(file: string, kind: FileKind, to: Connection): Promise<Buffer> {
-  const raw = await readFile(file);
-  const parsed: unknown = JSON.parse((kind.gzip ? gunzipSync(raw) : raw).toString("utf8"));
-  const envelope = Array.isArray(parsed) ? { products: parsed } : (parsed as Record<string, unknown>);
-  return Buffer.from(JSON.stringify({ siteId: to.siteId, siteType: to.siteType, ...envelope }));
+function target(to: Connection, kind: FileKind, query: Record<string, string>): URL {
+  // A JSON body names its site itself.
+  if (kind.format === "json") return new URL(`${BULK_PATH}?${new URLSearchParams(query)}`, to.url);
+  return endpoint(to, kind.format === "csv" ? CSV_PATH : BULK_PATH, query);
 }
 
 /** Runs `catalog-kit import`; returns the exit code. */
@@ -97,75 +40,62 @@ export async function importFile(args: readonly string[]): Promise<number> {
     args: [...args],
     allowPositionals: true,
     options: {
+      ...HELP_OPTION,
       ...CONNECTION_OPTIONS,
+      ...RETRIES_OPTION,
+      format: { type: "string" },
       "dry-run": { type: "boolean", default: false },
       replace: { type: "boolean", default: false },
       "allow-empty": { type: "boolean", default: false },
-      retries: { type: "string", default: "5" },
+      json: { type: "boolean", default: false },
+      "idempotency-key": { type: "string" },
       "progress-every": { type: "string", default: "2" },
     },
   });
+  if (values.help) return printHelp("import");
   const [file, ...extra] = positionals;
-  if (file === undefined || extra.length > 0) throw new UsageError("Give one file to import");
-  const retries = Number(values.retries);
-  if (!Number.isSafeInteger(retries) || retries < 0) throw new UsageError("--retries must be a whole number");
+  if (file === undefined || extra.length > 0) throw new UsageError("Give one file to import, or - for standard input");
+  const retries = retriesOf(values.retries);
   const every = Number(values["progress-every"]) * 1_000;
   if (!(every > 0)) throw new UsageError("--progress-every must be a number of seconds");
-  const kind = fileKind(file);
+  const key = values["idempotency-key"] ?? randomUUID();
+  if (!KEY.test(key)) throw new UsageError("--idempotency-key must be 1 to 255 visible ASCII characters");
+  const kind = importKind(file, formatOption(values.format));
   const to = await connection(values);
   const query: Record<string, string> = {};
   if (values["dry-run"]) query.dryRun = "true";
   if (values.replace) query.mode = "replace";
   if (values["allow-empty"]) query.allowEmpty = "true";
 
-  const raw = kind.format !== "json";
-  const url = raw
-    ? endpoint(to, kind.format === "csv" ? CSV_PATH : BULK_PATH, query)
-    : new URL(`${BULK_PATH}?${new URLSearchParams(query)}`, to.url);
-  const json = raw ? undefined : await jsonBody(file, kind, to);
-  const size = json?.length ?? (await stat(file)).size;
-  const headers: Record<string, string | number> = {
+  const body = await importBody(file, kind, to);
+  const headers: OutgoingHttpHeaders = {
     "x-service-access-token": to.token,
     "content-type": TYPES[kind.format],
-    "content-length": size,
-    ...(raw && kind.gzip ? { "content-encoding": "gzip" } : {}),
+    "idempotency-key": key,
+    ...(body.size === undefined ? {} : { "content-length": body.size }),
+    ...(kind.gzip ? { "content-encoding": "gzip" } : {}),
   };
-
+  process.stderr.write(`Idempotency-Key: ${key}\n`);
   const started = performance.now();
   const cpu = process.cpuUsage();
-  let answer: Answer;
-  for (let attempt = 0; ; attempt++) {
-    const progress = createProgress(size, process.stderr, every);
-    try {
-      answer = await send(url, headers, json ?? createReadStream(file, { highWaterMark: READ_BYTES }), (n) =>
-        progress.advance(n),
-      );
-    } finally {
-      progress.stop();
-    }
-    if (answer.status !== 503 || attempt >= retries) break;
-    process.stderr.write(
-      `503 from the server: trying again in ${answer.retryAfter} s (${attempt + 1} of ${retries})\n`,
-    );
-    await sleep(answer.retryAfter * 1_000);
-  }
-  const seconds = (performance.now() - started) / 1_000;
-  const used = process.cpuUsage(cpu);
-  process.stderr.write(
-    `Sent ${formatBytes(size)} in ${seconds.toFixed(1)} s; this tool used ${((used.user + used.system) / 1e6).toFixed(2)} s of CPU\n`,
+  const url = target(to, kind, query);
+  const outcome = await withRetries(
+    async () => {
+      const progress = createProgress(body.size, process.stderr, every);
+      try {
+        return await upload(url, headers, body, (n) => progress.advance(n));
+      } finally {
+        progress.stop();
+      }
+    },
+    { retries, canRetry: () => body.canResend(), log: (line) => process.stderr.write(`${line}\n`) },
   );
-  let body: unknown;
-  try {
-    body = JSON.parse(answer.body);
-  } catch {
-    body = undefined;
-  }
-  if (answer.status === 200) {
-    process.stdout.write(`${(body as { message?: string } | undefined)?.message ?? answer.body}\n${answer.body}\n`);
-    return 0;
-  }
-  process.stderr.write(
-    body === undefined ? `HTTP ${answer.status}: ${answer.body}\n` : problemTable(body as ProblemAnswer),
-  );
-  return 1;
+  return reportImport(outcome, {
+    size: body.size,
+    idempotencyKey: key,
+    json: values.json,
+    started,
+    cpu,
+    resendable: body.canResend(),
+  });
 }

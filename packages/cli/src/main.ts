@@ -1,53 +1,80 @@
 #!/usr/bin/env node
-// `catalog-kit`: the command line of catalog-kit, one command per file.
+// `catalog-kit`: the command line of catalog-kit, one command per file. Exit codes: 0 done, 1
+// refused by the server or failed, 2 called wrong, 3 no answer from the server.
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { ignoreBrokenPipe, isBrokenPipe } from "./broken-pipe.ts";
 import { checkConfig } from "./config-check.ts";
 import { exportSite } from "./export-site.ts";
+import { type CommandName, HELP, printHelp, USAGE } from "./help.ts";
 import { importFile } from "./import-file.ts";
 import { UsageError } from "./options.ts";
+import { serve } from "./serve.ts";
 
-const USAGE = `Usage:
-  catalog-kit serve                                    run the server (as npm start does; PORT, HOST, CATALOG_CONFIG)
-  catalog-kit import FILE --url URL --site TYPE/ID [--token-file F] [--dry-run] [--replace] [--allow-empty]
-                   [--retries N] [--progress-every SECONDS]
-                                                       send a .csv, .ndjson, .jsonl or .json file (maybe .gz);
-                                                       a progress bar on a terminal, else a line every 2 s
-  catalog-kit export --url URL --site TYPE/ID [--token-file F] [--format csv|ndjson] > FILE
-  catalog-kit config check FILE                        validate a configuration; print its settings, secrets redacted
-The access token is read from --token-file, else from CATALOG_TOKEN.
-`;
+// The package's own manifest: one directory up from src/ and from dist/ alike.
+function version(): string {
+  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
+// The command a call names, for the help printed after its mistake.
+function commandOf(words: readonly string[]): CommandName | undefined {
+  const [first, second] = words;
+  if (first === "config") return second === undefined || second === "check" ? "config check" : undefined;
+  return first === "serve" || first === "import" || first === "export" ? first : undefined;
+}
+
+// `help [COMMAND]`.
+function help(words: readonly string[]): number {
+  if (words.length === 0) return printHelp();
+  const command = commandOf(words);
+  if (command === undefined || words.length > command.split(" ").length) {
+    throw new UsageError(`No help for: ${words.join(" ")}`);
+  }
+  return printHelp(command);
+}
+
+async function run(command: string | undefined, args: readonly string[]): Promise<number> {
+  switch (command) {
+    case "serve":
+      return await serve(args);
+    case "import":
+      return await importFile(args);
+    case "export":
+      return await exportSite(args);
+    case "config":
+      if (args[0] === "check") return await checkConfig(args.slice(1));
+      if (args[0] === "--help" || args[0] === "-h") return printHelp("config check");
+      throw new UsageError(`Unknown config command: ${args[0] ?? "(none)"}; there is: config check FILE`);
+    case "help":
+    case "--help":
+    case "-h":
+      return help(args);
+    case "--version":
+      process.stdout.write(`${version()}\n`);
+      return 0;
+    default:
+      throw new UsageError(command === undefined ? "Give a command" : `Unknown command: ${command}`);
+  }
+}
 
 /** Runs one command line (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  ignoreBrokenPipe();
   const [command, ...args] = argv;
   try {
-    switch (command) {
-      case "serve": {
-        // Loaded here: the other commands never need the server, its metrics or the Redis client.
-        const { runServer } = await import("@catalog-kit/server");
-        await runServer();
-        return typeof process.exitCode === "number" ? process.exitCode : 0;
-      }
-      case "import":
-        return await importFile(args);
-      case "export":
-        return await exportSite(args);
-      case "config":
-        if (args[0] === "check") return await checkConfig(args.slice(1));
-        throw new UsageError(`Unknown config command: ${args[0] ?? "(none)"}`);
-      case "help":
-      case "--help":
-      case "-h":
-        process.stdout.write(USAGE);
-        return 0;
-      default:
-        throw new UsageError(command === undefined ? "Give a command" : `Unknown command: ${command}`);
-    }
+    return await run(command, args);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
+      const named = command === "help" ? undefined : commandOf(argv);
+      // A command's usage line and where its options are; the overview when no command was named.
+      const usage =
+        named === undefined
+          ? USAGE
+          : `${HELP[named].slice(0, HELP[named].indexOf("\n"))}\nRun "catalog-kit ${named} --help" for its options.\n`;
+      process.stderr.write(`catalog-kit: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
+    if (isBrokenPipe(error)) return 0;
     process.stderr.write(`catalog-kit ${command}: ${(error as Error).message}\n`);
     return 1;
   }

@@ -2,10 +2,13 @@
 // environment, never the command line, where other users of the machine can read it) and a site.
 import { readFile } from "node:fs/promises";
 
-/** A mistake in how a command was called: printed with the usage, exit code 2. */
+/** A mistake in how a command was called: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {
   override name = "UsageError";
 }
+
+/** `-h`/`--help`, an option of every command: its help on standard output, nothing else done. */
+export const HELP_OPTION = { help: { type: "boolean", short: "h", default: false } } as const;
 
 /** The connection options of `import` and `export`, as `parseArgs` declares them. */
 export const CONNECTION_OPTIONS = {
@@ -13,6 +16,9 @@ export const CONNECTION_OPTIONS = {
   "token-file": { type: "string" },
   site: { type: "string" },
 } as const;
+
+/** `--retries N`: how often a request is tried again after no answer or a 503. */
+export const RETRIES_OPTION = { retries: { type: "string", default: "5" } } as const;
 
 /** Where to send requests, with which token, for which site. */
 export interface Connection {
@@ -22,18 +28,21 @@ export interface Connection {
   readonly siteId: string;
 }
 
-/** Reads `--url`, `--token-file` (else `CATALOG_TOKEN`) and `--site TYPE/ID`. */
+/** Reads `--url` (else `CATALOG_URL`), `--token-file` (else `CATALOG_TOKEN`) and `--site TYPE/ID`. */
 export async function connection(values: {
   readonly url?: string | undefined;
   readonly "token-file"?: string | undefined;
   readonly site?: string | undefined;
 }): Promise<Connection> {
-  if (values.url === undefined) throw new UsageError("--url is required (for example --url http://127.0.0.1:3000)");
+  const given = values.url ?? (process.env.CATALOG_URL || undefined);
+  if (given === undefined) {
+    throw new UsageError("Give the server's URL: --url URL or CATALOG_URL (for example http://127.0.0.1:3000)");
+  }
   let url: URL;
   try {
-    url = new URL(values.url);
+    url = new URL(given);
   } catch {
-    throw new UsageError(`--url is not a URL: ${values.url}`);
+    throw new UsageError(`${values.url === undefined ? "CATALOG_URL" : "--url"} is not a URL: ${given}`);
   }
   const file = values["token-file"];
   const token = (file === undefined ? process.env.CATALOG_TOKEN : await readFile(file, "utf8"))?.trim();
@@ -54,14 +63,11 @@ export function endpoint(to: Connection, path: string, query: Record<string, str
   return url;
 }
 
-/** Bytes for people: 1.5 MB, 980 kB. */
-export function formatBytes(bytes: number): string {
-  const units = ["B", "kB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
+/** The value of `--retries`: a whole number, zero or more. */
+export function retriesOf(value: string): number {
+  const retries = Number(value);
+  if (value.trim() === "" || !Number.isSafeInteger(retries) || retries < 0) {
+    throw new UsageError("--retries must be a whole number");
   }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+  return retries;
 }

@@ -1,9 +1,9 @@
 // Progress of an upload: a bar with bytes, rate and ETA on a terminal (cli-progress), plain
-// periodic lines otherwise (a log, a CI job).
+// periodic lines otherwise (a log, a CI job), each one only when something moved.
 import { Presets, SingleBar } from "cli-progress";
-import { formatBytes } from "./options.ts";
+import { formatBytes } from "./human-numbers.ts";
 
-/** A progress display of `total` bytes. */
+/** A progress display of an upload. */
 export interface Progress {
   advance(bytes: number): void;
   stop(): void;
@@ -12,12 +12,19 @@ export interface Progress {
 // A line every this many milliseconds when the output is not a terminal.
 const LINE_EVERY_MS = 2_000;
 
-/** Shows progress on `out`: a bar when it is a terminal, else a line every two seconds. */
-export function createProgress(total: number, out: NodeJS.WriteStream, lineEveryMs = LINE_EVERY_MS): Progress {
+/**
+ * Shows progress of `total` bytes (undefined: not known beforehand, as for standard input) on
+ * `out`: a bar when it is a terminal and the total is known, else a line every `lineEveryMs`.
+ */
+export function createProgress(
+  total: number | undefined,
+  out: NodeJS.WriteStream,
+  lineEveryMs = LINE_EVERY_MS,
+): Progress {
   const started = performance.now();
   let done = 0;
   const rate = () => formatBytes(done / Math.max((performance.now() - started) / 1_000, 0.001));
-  if (out.isTTY) {
+  if (out.isTTY && total !== undefined) {
     const bar = new SingleBar(
       {
         stream: out,
@@ -35,7 +42,15 @@ export function createProgress(total: number, out: NodeJS.WriteStream, lineEvery
       stop: () => bar.stop(),
     };
   }
+  // A log with the same line over and over while the server works on the upload says nothing new.
+  let shown: number | undefined;
   const line = () => {
+    if (done === shown) return;
+    shown = done;
+    if (total === undefined) {
+      out.write(`${formatBytes(done)} sent, ${rate()}/s\n`);
+      return;
+    }
     const seconds = (performance.now() - started) / 1_000;
     const eta = done === 0 ? "?" : `${Math.round(((total - done) * seconds) / done)} s`;
     const percent = total === 0 ? 100 : Math.floor((100 * done) / total);

@@ -1,6 +1,7 @@
 // The command as users meet it: the packages built and packed, the tarballs installed in a folder
 // of their own outside the repository (the cli and what it depends on, nothing else of the
-// workspace), and the installed `catalog-kit serve` answering on the memory store.
+// workspace): the installed command's version and help, `catalog-kit serve` answering on the
+// memory store, and `import` and `export` against it.
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -27,7 +28,7 @@ async function npm(cwd: string, ...args: string[]): Promise<string> {
   return stdout;
 }
 
-it("npm install of the packed cli gives a catalog-kit serve that answers /healthz", async () => {
+it("npm install of the packed cli gives a catalog-kit that serves, imports and exports", async () => {
   const workspaces = PUBLISHED.flatMap((name) => ["-w", `packages/${name}`]);
   await npm(ROOT, "run", "build", ...workspaces);
   dir = await mkdtemp(join(tmpdir(), "catalog-packed-"));
@@ -48,10 +49,18 @@ it("npm install of the packed cli gives a catalog-kit serve that answers /health
     }),
   );
   await npm(dir, "install", "--prefer-offline");
+  const bin = join(dir, "node_modules", ".bin", "catalog-kit");
+  const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
+  const command = (args: string[], extra: Record<string, string> = {}) =>
+    run(bin, args, { cwd: dir as string, env: { ...env, ...extra }, timeout: 30_000 });
 
-  const server = spawn(join(dir, "node_modules", ".bin", "catalog-kit"), ["serve"], {
+  expect((await command(["--version"])).stdout).toBe("0.1.0\n");
+  // Its help, and nothing else: a server started here would keep the call from returning.
+  expect((await command(["serve", "--help"], { PORT: "0" })).stdout).toContain("Usage: catalog-kit serve");
+
+  const server = spawn(bin, ["serve"], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0" },
+    env: { ...env, PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
@@ -65,17 +74,28 @@ it("npm install of the packed cli gives a catalog-kit serve that answers /health
       server.stdout.on("data", (chunk: Buffer) => {
         out += chunk;
         const listening = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-        if (listening !== undefined) resolve(listening);
+        // Demo mode prints its token after the address.
+        if (listening !== undefined && /Access token: \S+\n/.test(out)) resolve(listening);
       });
       void exited.then((code) => reject(new Error(`catalog-kit serve exited with ${code}:\n${out}\n${err}`)));
     });
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok" });
+
+    const token = /Access token: (\S+)/.exec(out)?.[1] as string;
+    const file = join(dir, "catalog.ndjson");
+    const product = { id: "p1", sku: "S-1", title: "T", available: true, featured_image: "f", url: "u" };
+    await writeFile(file, `${JSON.stringify(product)}\n`);
+    const site = { CATALOG_URL: url, CATALOG_TOKEN: token };
+    const imported = await command(["import", file, "--site", "demo/demo", "--json"], site);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ total: 1, created: 1 });
+    const exported = await command(["export", "--site", "demo/demo", "--format", "ndjson"], site);
+    expect(JSON.parse(exported.stdout)).toMatchObject(product);
     server.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(err).toBe("");
   } finally {
     if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
   }
-}, 120_000);
+}, 240_000);

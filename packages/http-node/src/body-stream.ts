@@ -1,6 +1,7 @@
 // Reading a request body, the one way it is done: decoded (gzip) and counted while it arrives,
 // cut off past its limit, when silent or when the client leaves, handed on chunk by chunk with
 // backpressure. A body read whole is this stream, collected.
+import type { Hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
@@ -66,6 +67,8 @@ export interface BodyRead {
   readonly gzip: boolean;
   /** Kept up to date with the count of bytes received (before decoding), chunk by chunk. */
   readonly tally?: { bytes: number };
+  /** A hash fed every decoded byte, for the request's fingerprint. */
+  readonly hash?: Hash | undefined;
 }
 
 /**
@@ -77,7 +80,7 @@ export interface BodyRead {
  * carry an answer. Reading starts at once, after a 100 Continue when the client waits for one.
  */
 export function streamBody(req: IncomingMessage, res: ServerResponse, read: BodyRead): AsyncIterable<Buffer> {
-  const { limit, idleMs, tally } = read;
+  const { limit, idleMs, tally, hash } = read;
   askedToContinue(req, res);
   const gunzip = read.gzip ? createGunzip() : undefined;
   const source: Readable = gunzip ?? req;
@@ -126,6 +129,7 @@ export function streamBody(req: IncomingMessage, res: ServerResponse, read: Body
       fail(tooLarge(limit, decoded));
       return;
     }
+    hash?.update(chunk);
     queue.push(chunk);
     if (queue.length >= HIGH_WATER) source.pause();
     wake?.();

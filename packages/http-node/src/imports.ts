@@ -1,6 +1,7 @@
 // Imports over HTTP: a JSON envelope (one product, a list, CSV text) read whole under the
 // fairness rules and applied under the import limiter, or a raw CSV or NDJSON body streamed into
 // the catalog while it arrives.
+import type { Hash } from "node:crypto";
 import {
   type BulkImportOptions,
   type Catalog,
@@ -14,6 +15,7 @@ import { isGzip, parseJson } from "./body.ts";
 import { checkDeclaredSize, readBody, streamBody } from "./body-stream.ts";
 import type { RequestContext } from "./context.ts";
 import { readEnvelope } from "./envelope.ts";
+import { bodyHash, REPLAYED_HEADER, readKey, requestFingerprint } from "./idempotency-key.ts";
 import type { ImportRecord } from "./log-entry.ts";
 import type { EnvelopeField } from "./operation.ts";
 import type { ProblemEntry } from "./problem.ts";
@@ -46,20 +48,42 @@ function importOptions(params: Readonly<Record<string, string>>): BulkImportOpti
   return params.mode === undefined ? { dryRun, allowEmpty } : { dryRun, allowEmpty, mode: params.mode as ImportMode };
 }
 
+// The options with the request's idempotency key and its fingerprint, once `hash` has read the body.
+function keyed(
+  ctx: RequestContext,
+  site: Site,
+  options: BulkImportOptions,
+  key: string | undefined,
+  hash: Hash | undefined,
+): BulkImportOptions {
+  if (key === undefined || hash === undefined) return options;
+  const { mode, dryRun = false, allowEmpty = false } = options;
+  const fingerprint = () => requestFingerprint(ctx.req, ctx.path, site, { mode, dryRun, allowEmpty }, hash);
+  return { ...options, idempotencyKey: key, fingerprint };
+}
+
+// Sends an import's summary; an answer given again from a record says so.
+function sendSummary(ctx: RequestContext, summary: ImportSummary): void {
+  const headers = summary.replayed ? { ...ctx.headers, ...REPLAYED_HEADER } : ctx.headers;
+  sendJson(ctx.res, summaryText(summary), ctx.requestId, headers);
+}
+
 // An envelope's body is read outside the import limiter: a slow client holds a place of its own
 // token and bytes of the budget, never the limiter's slots that every token's imports need.
 async function importEnvelope(ctx: RequestContext, field: EnvelopeField): Promise<void> {
   const { req, res, services } = ctx;
   const options = importOptions(ctx.params);
+  const key = readKey(req);
+  const hash = key === undefined ? undefined : bodyHash();
   const gzip = isGzip(req);
   const limit = services.maxBodyBytes;
   const declared = checkDeclaredSize(req, limit);
   const release = await services.admission.admit(ctx.grant, Number.isSafeInteger(declared) ? declared : limit, req);
   try {
     const record: ImportRecord = { format: field === "csvContent" ? "csv" : "json", bytes: 0 };
-    const body = await readBody(req, res, { limit, idleMs: services.idleMs, gzip, tally: record });
+    const body = await readBody(req, res, { limit, idleMs: services.idleMs, gzip, tally: record, hash });
     ctx.import = record;
-    await services.imports.run(() => applyEnvelope(ctx, field, options, body, record));
+    await services.imports.run(() => applyEnvelope(ctx, field, options, body, record, key, hash));
   } finally {
     release();
   }
@@ -71,6 +95,8 @@ async function applyEnvelope(
   options: BulkImportOptions,
   body: Buffer,
   record: ImportRecord,
+  key: string | undefined,
+  hash: Hash | undefined,
 ): Promise<void> {
   const envelope = readEnvelope(parseJson(body), field);
   if (envelope.deprecated) ctx.headers = DEPRECATION;
@@ -78,8 +104,13 @@ async function applyEnvelope(
     throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
   }
   const site = siteFor(ctx.grant, envelope.siteId, envelope.siteType);
-  record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, options);
-  sendJson(ctx.res, summaryText(record.summary), ctx.requestId, ctx.headers);
+  record.summary = await APPLY[field](
+    ctx.services.catalog,
+    site,
+    envelope.payload,
+    keyed(ctx, site, options, key, hash),
+  );
+  sendSummary(ctx, record.summary);
 }
 
 // A raw CSV or NDJSON body, imported while it arrives: it holds a place of its token's uploads
@@ -93,18 +124,20 @@ async function importStream(ctx: RequestContext, format: StreamFormat): Promise<
     }
   }
   if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
-  const options = { ...importOptions(params), format };
+  const key = readKey(req);
+  const hash = key === undefined ? undefined : bodyHash();
   // Refused before a byte is read: the catalog would say so only once it reads the body.
   const site = siteFor(ctx.grant, params.siteId, params.siteType, services.catalog);
+  const options = { ...keyed(ctx, site, importOptions(params), key, hash), format };
   const gzip = isGzip(req);
   checkDeclaredSize(req, services.maxStreamBytes);
   const release = await services.admission.admit(ctx.grant, STREAM_RESERVATION, req);
   const record: ImportRecord = { format, bytes: 0 };
   ctx.import = record;
   try {
-    const body = streamBody(req, res, { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record });
-    record.summary = await services.catalog.importStream(site, body, options);
-    sendJson(res, summaryText(record.summary), ctx.requestId);
+    const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash };
+    record.summary = await services.catalog.importStream(site, streamBody(req, res, read), options);
+    sendSummary(ctx, record.summary);
   } finally {
     release();
   }

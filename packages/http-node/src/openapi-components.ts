@@ -174,6 +174,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
                   description: "NDJSON line (1-based) of a raw body; `pointer` then points into that line's product",
                 },
                 parameter: { type: "string", description: "Query or path parameter" },
+                header: { type: "string", description: "Request header (`Idempotency-Key`)" },
                 message: { type: "string" },
                 sku: { type: "string" },
                 heldBy: { type: "string", description: "Id of the product that holds the sku" },

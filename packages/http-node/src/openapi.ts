@@ -2,7 +2,12 @@
 // row's path, methods, query parameters, bodies, exports and description. The components they
 // refer to are in openapi-components.ts, the examples in openapi-examples.ts; a test lints the
 // whole with Redocly's recommended rules.
-import { DEFAULT_MAX_STREAM_PRODUCTS, PRODUCT_LIMITS, type StreamFormat } from "@catalog-kit/catalog-core";
+import {
+  DEFAULT_MAX_STREAM_PRODUCTS,
+  KEY_IN_USE_RETRY_SECONDS,
+  PRODUCT_LIMITS,
+  type StreamFormat,
+} from "@catalog-kit/catalog-core";
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
@@ -35,6 +40,27 @@ const CONTENT_ENCODING = {
   schema: { type: "string", enum: ["gzip", "identity"] },
   description:
     "`gzip` for a compressed body, on every import. The size limits apply to the bytes received and to the bytes decoded; decoding stops as soon as a limit is passed.",
+};
+const IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  // A structured-field string ("...") is read as the key it quotes; "" would quote an empty key.
+  schema: { type: "string", pattern: '^(?!""$)[!-~]{1,255}$' },
+  example: "3f1c2d9e-6f0a-4d8b-9a57-2c1e8b7d4a10",
+  description:
+    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `dryRun`, `allowEmpty`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
+};
+const REPLAYED_HEADER = {
+  description:
+    "`true` when the answer is that of an earlier import with the same `Idempotency-Key`; nothing was applied again",
+  schema: { type: "string", enum: ["true"] },
+};
+const KEY_IN_USE = {
+  ...problem(
+    "`IDEMPOTENCY_KEY_IN_USE`: a request with this `Idempotency-Key` is still running; send it again after `Retry-After`",
+  ),
+  headers: { ...REQUEST_ID_HEADER, "Retry-After": { schema: { type: "integer", example: KEY_IN_USE_RETRY_SECONDS } } },
 };
 const DEPRECATION_HEADER = {
   description: "`true` when the request used the deprecated siteId/siteType body fields",
@@ -75,7 +101,10 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
   const { answer } = doc;
   const success = {
     description: answer.description,
-    headers: op.body === undefined ? REQUEST_ID_HEADER : { ...REQUEST_ID_HEADER, Deprecation: DEPRECATION_HEADER },
+    headers:
+      op.body === undefined
+        ? REQUEST_ID_HEADER
+        : { ...REQUEST_ID_HEADER, Deprecation: DEPRECATION_HEADER, "Idempotent-Replayed": REPLAYED_HEADER },
     content: {
       ...json(answer.schema, answer.example),
       ...(op.exports === undefined ? {} : textContent(op.exports.types, { type: "string" }, true)),
@@ -99,6 +128,10 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
       ? {}
       : {
           "408": problem("`REQUEST_TIMEOUT`: the body sent nothing for too long; the connection is closed"),
+          "409": KEY_IN_USE,
+          "422": problem(
+            "`IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used for another request; nothing was written",
+          ),
           "413": problem("`PAYLOAD_TOO_LARGE` or `TOO_MANY_PRODUCTS`; the body carries `limit` and `received`"),
           "415": problem(
             "`UNSUPPORTED_MEDIA_TYPE`: the body must be of a media type the operation lists, in UTF-8, and its Content-Encoding gzip or none",
@@ -119,7 +152,7 @@ function parameters(path: string, op: Operation): object[] | undefined {
     ...(path.includes("{productId}") ? [PRODUCT_ID] : []),
     ...op.query.map((param) => param.doc),
     REQUEST_ID,
-    ...(op.body === undefined ? [] : [CONTENT_ENCODING]),
+    ...(op.body === undefined ? [] : [CONTENT_ENCODING, IDEMPOTENCY_KEY]),
     ...raw.map((param) => param.doc),
   ];
 }

@@ -1,6 +1,6 @@
 // Errors as RFC 9457 problem bodies: the one table from error code to HTTP status.
 import type { ServerResponse } from "node:http";
-import { CatalogError, type ErrorCode, type Problem } from "@catalog-kit/catalog-core";
+import { CatalogError, type ErrorCode, KEY_IN_USE_RETRY_SECONDS, type Problem } from "@catalog-kit/catalog-core";
 
 /** The codes only the HTTP layer reports; the catalog never learns about HTTP. */
 export type HttpErrorCode =
@@ -17,9 +17,10 @@ export type HttpErrorCode =
 /** Every code an error body may carry. */
 export type ProblemCode = ErrorCode | HttpErrorCode;
 
-/** A problem entry as sent: a catalog problem, or one naming a query or path parameter. */
+/** A problem entry as sent: a catalog problem, or one naming a query or path parameter, or a header. */
 export interface ProblemEntry extends Problem {
   readonly parameter?: string;
+  readonly header?: string;
 }
 
 /** Details an `HttpError` may carry. */
@@ -61,6 +62,8 @@ const STATUS: Record<ProblemCode, number> = {
   SITE_NOT_FOUND: 400,
   PRODUCT_NOT_FOUND: 400,
   SKU_CONFLICT: 400,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
   PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   TOO_MANY_PRODUCTS: 413,
@@ -81,6 +84,8 @@ const TITLE: Record<ProblemCode, string> = {
   SITE_NOT_FOUND: "Site not found",
   PRODUCT_NOT_FOUND: "Product not found",
   SKU_CONFLICT: "SKU conflict",
+  IDEMPOTENCY_KEY_REUSED: "Idempotency key used for another request",
+  IDEMPOTENCY_KEY_IN_USE: "Idempotency key in use",
   PAYLOAD_TOO_LARGE: "Request body too large",
   REQUEST_TIMEOUT: "Request body stalled",
   TOO_MANY_PRODUCTS: "Too many products",
@@ -174,6 +179,7 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
   problems = problems.map(clipEntry);
   const status = NOT_FOUND_CODES.has(code) ? notFoundStatus : STATUS[code];
   if (status === 503) headers = { ...headers, "retry-after": String(RETRY_AFTER_SECONDS) };
+  if (code === "IDEMPOTENCY_KEY_IN_USE") headers = { ...headers, "retry-after": String(KEY_IN_USE_RETRY_SECONDS) };
   const body: ProblemBody = {
     type: problemType(code),
     title: TITLE[code],

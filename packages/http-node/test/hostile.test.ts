@@ -634,6 +634,7 @@ describe("tokens", () => {
         };
       },
       list: (site, after, limit) => inner.list(site, after, limit),
+      claimKey: (site, key, leaseMs) => inner.claimKey(site, key, leaseMs),
       async find(site, key, by) {
         fail(key);
         return inner.find(site, key, by);

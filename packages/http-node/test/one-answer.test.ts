@@ -5,19 +5,7 @@
 // errorCount, the entries beyond their locations (which must name the same product and field),
 // success bodies, and the site afterwards. Then random product lists, valid and not, encodable
 // everywhere, must too. On the memory store, Redis, Redis Cluster and PostgreSQL, each behind one server.
-import { createMemoryStore } from "@catalog-kit/adapter-memory";
-import { createPostgresStore } from "@catalog-kit/adapter-postgres";
-import { createRedisStore } from "@catalog-kit/adapter-redis";
-import { type CatalogStore, documentSource } from "@catalog-kit/catalog-core";
-import {
-  havePostgres,
-  haveRedisServer,
-  INSTALL_HINT,
-  POSTGRES_INSTALL_HINT,
-  startPostgres,
-  startRedisCluster,
-  startRedisServer,
-} from "@catalog-kit/test-support";
+import { documentSource } from "@catalog-kit/catalog-core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHANNELS, type Channel, type CsvText, toCsv, toNdjson } from "./support/channels.ts";
@@ -26,55 +14,8 @@ import { BATCH_CASES } from "./support/one-answer-batches.ts";
 import { CSV_CASES } from "./support/one-answer-csv.ts";
 import { expectOneAnswer, runCase, sendEverywhere } from "./support/one-answer-run.ts";
 import { VALIDATION_CASES } from "./support/one-answer-validation.ts";
+import { describeEachStore } from "./support/stores.ts";
 import { product, startTestServer, type TestServer } from "./support/test-server.ts";
-
-interface StoreUnderTest {
-  readonly store: CatalogStore;
-  stop(): Promise<void>;
-}
-
-// No launcher failure is a skip: a store that does not start fails every test of its block.
-function requireRedis(): void {
-  if (!haveRedisServer) throw new Error(INSTALL_HINT);
-}
-
-const STORES: readonly { readonly name: string; start(): Promise<StoreUnderTest> }[] = [
-  { name: "memory", start: async () => ({ store: createMemoryStore(), stop: async () => {} }) },
-  {
-    name: "Redis",
-    async start() {
-      requireRedis();
-      const redis = await startRedisServer();
-      return { store: createRedisStore({ url: redis.url, keyPrefix: "one-answer" }), stop: () => redis.stop() };
-    },
-  },
-  {
-    name: "Redis Cluster",
-    async start() {
-      requireRedis();
-      const cluster = await startRedisCluster(3);
-      return {
-        store: createRedisStore({ cluster: cluster.nodes, keyPrefix: "one-answer" }),
-        stop: () => cluster.stop(),
-      };
-    },
-  },
-  {
-    name: "PostgreSQL",
-    async start() {
-      if (!havePostgres) throw new Error(POSTGRES_INSTALL_HINT);
-      const postgres = await startPostgres();
-      const store = createPostgresStore({ url: postgres.url });
-      return {
-        store,
-        stop: async () => {
-          await store.close();
-          await postgres.stop();
-        },
-      };
-    },
-  },
-];
 
 const NUM_RUNS = 30;
 const MAX_SHRINKS = 40;
@@ -126,47 +67,42 @@ describe("the channel encoders", () => {
     ));
 });
 
-for (const { name, start } of STORES) {
-  describe(`one answer per rule, on ${name}`, () => {
-    let server: TestServer;
-    let running: StoreUnderTest | undefined;
-    beforeAll(async () => {
-      running = await start();
-      server = await startTestServer({ store: running.store, maxUploadsPerToken: 8, maxConcurrentImports: 8 });
-    }, 60_000);
-    afterAll(async () => {
-      await server?.close();
-      await running?.stop();
-    });
-
-    describe("validation", () => {
-      for (const c of VALIDATION_CASES) it(c.name, () => runCase(server, c));
-    });
-    describe("the request as a whole", () => {
-      for (const c of BATCH_CASES) it(c.name, () => runCase(server, c));
-    });
-    describe("CSV", () => {
-      for (const c of CSV_CASES) it(c.name, () => runCase(server, c));
-    });
-
-    describe("properties", () => {
-      const property = (arbitrary: typeof productLists) =>
-        fc.assert(
-          // Shrinking sends every candidate over every channel: capped, so that a failure stays fast.
-          fc.asyncProperty(fc.limitShrink(arbitrary, MAX_SHRINKS), async ({ seed, products, query, layout }) => {
-            const answers = await sendEverywhere(server, { products, query, layout }, seed);
-            const single = products.length === 1 && query.mode === undefined && query.allowEmpty === undefined;
-            const expected = CHANNELS.filter((channel: Channel) => single || channel !== "single");
-            expect(Object.keys(answers).sort()).toEqual([...expected].sort());
-            expectOneAnswer(answers, expect);
-          }),
-          { numRuns: NUM_RUNS },
-        );
-
-      it("random lists of valid and invalid products, skus unique to their id: every channel answers alike", () =>
-        property(productLists));
-      it("random lists whose skus may collide with each other and with the site: every channel answers alike", () =>
-        property(conflictingLists));
-    });
+describeEachStore("one answer per rule", (store) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ store: store.fresh(), maxUploadsPerToken: 8, maxConcurrentImports: 8 });
   });
-}
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe("validation", () => {
+    for (const c of VALIDATION_CASES) it(c.name, () => runCase(server, c));
+  });
+  describe("the request as a whole", () => {
+    for (const c of BATCH_CASES) it(c.name, () => runCase(server, c));
+  });
+  describe("CSV", () => {
+    for (const c of CSV_CASES) it(c.name, () => runCase(server, c));
+  });
+
+  describe("properties", () => {
+    const property = (arbitrary: typeof productLists) =>
+      fc.assert(
+        // Shrinking sends every candidate over every channel: capped, so that a failure stays fast.
+        fc.asyncProperty(fc.limitShrink(arbitrary, MAX_SHRINKS), async ({ seed, products, query, layout }) => {
+          const answers = await sendEverywhere(server, { products, query, layout }, seed);
+          const single = products.length === 1 && query.mode === undefined && query.allowEmpty === undefined;
+          const expected = CHANNELS.filter((channel: Channel) => single || channel !== "single");
+          expect(Object.keys(answers).sort()).toEqual([...expected].sort());
+          expectOneAnswer(answers, expect);
+        }),
+        { numRuns: NUM_RUNS },
+      );
+
+    it("random lists of valid and invalid products, skus unique to their id: every channel answers alike", () =>
+      property(productLists));
+    it("random lists whose skus may collide with each other and with the site: every channel answers alike", () =>
+      property(conflictingLists));
+  });
+});

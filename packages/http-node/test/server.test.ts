@@ -22,6 +22,8 @@ function failingStore(failure: () => unknown): CatalogStore & { failing: boolean
       store.failing ? Promise.reject(failure()) : inner.find(...args),
     remove: (...args: Parameters<CatalogStore["remove"]>) =>
       store.failing ? Promise.reject(failure()) : inner.remove(...args),
+    claimKey: (...args: Parameters<CatalogStore["claimKey"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.claimKey(...args),
     ping: () => (store.failing ? Promise.reject(failure()) : inner.ping()),
     close: () => inner.close(),
   };

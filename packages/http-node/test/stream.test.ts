@@ -3,10 +3,10 @@
 import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
-import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import type { CatalogStore } from "@catalog-kit/catalog-core";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
+import { describeEachStore } from "./support/stores.ts";
 import { product, SITE_A, SITE_B, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
 
 const BULK = "/external/product/v1/bulk";
@@ -48,9 +48,13 @@ function upload(path: string, headers: Record<string, string>) {
   return { req, answer };
 }
 
-describe("raw import bodies", () => {
+// 200 MB of newlines in about 200 KB: compressed once, for every store.
+let gzipBomb: Buffer | undefined;
+const bomb = () => (gzipBomb ??= gzipSync(Buffer.alloc(200_000_000, 10), { level: 9 }));
+
+describeEachStore("raw import bodies", (store) => {
   it("imports NDJSON (and JSON Lines) to the site in the query, or the token's default site", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store: store.fresh() });
     const response = await server.request("POST", BULK + siteQuery(), {
       token: TOKENS.admin,
       headers: NDJSON,
@@ -69,7 +73,7 @@ describe("raw import bodies", () => {
   });
 
   it("imports a text/csv body, with problems at their row and column", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store: store.fresh() });
     const ok = await server.request("POST", `${CSV}${siteQuery()}&dryRun=false`, {
       token: TOKENS.admin,
       headers: { "content-type": "text/csv" },
@@ -91,7 +95,7 @@ describe("raw import bodies", () => {
   });
 
   it("takes gzip on raw bodies and on JSON envelopes", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store: store.fresh() });
     const raw = await server.request("POST", BULK + siteQuery(), {
       token: TOKENS.admin,
       headers: { ...NDJSON, "content-encoding": "gzip" },
@@ -120,9 +124,7 @@ describe("raw import bodies", () => {
   });
 
   it("stops decoding a gzip bomb at the limit: 413 with the limit, nothing written", async () => {
-    server = await startTestServer({ maxStreamBytes: 1_000_000, maxBodyBytes: 1_000_000 });
-    // 200 MB of newlines in about 200 KB.
-    const bomb = gzipSync(Buffer.alloc(200_000_000, 10), { level: 9 });
+    server = await startTestServer({ store: store.fresh(), maxStreamBytes: 1_000_000, maxBodyBytes: 1_000_000 });
     for (const [path, type] of [
       [BULK + siteQuery(), "application/x-ndjson"],
       [BULK, "application/json"],
@@ -131,7 +133,7 @@ describe("raw import bodies", () => {
       const response = await server.request("POST", path, {
         token: TOKENS.admin,
         headers: { "content-type": type, "content-encoding": "gzip" },
-        body: bomb,
+        body: bomb(),
       });
       expect(response.status).toBe(413);
       expect(await response.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE", limit: 1_000_000 });
@@ -140,7 +142,7 @@ describe("raw import bodies", () => {
   });
 
   it("refuses a declared length over maxStreamBytes before reading, and a media type the endpoint does not take", async () => {
-    server = await startTestServer({ maxStreamBytes: 100 });
+    server = await startTestServer({ store: store.fresh(), maxStreamBytes: 100 });
     const big = await server.request("POST", BULK + siteQuery(), {
       token: TOKENS.admin,
       headers: NDJSON,
@@ -158,7 +160,7 @@ describe("raw import bodies", () => {
   });
 
   it("answers SITE_REQUIRED, SITE_NOT_FOUND and bad parameters before reading the body", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store: store.fresh() });
     const cases: [string, string, number, string][] = [
       [TOKENS.admin, BULK, 400, "SITE_REQUIRED"],
       [TOKENS.a, BULK + siteQuery(SITE_B), 400, "SITE_NOT_FOUND"],
@@ -174,7 +176,7 @@ describe("raw import bodies", () => {
   });
 
   it("shows nothing to readers until the whole body has arrived and is committed", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store: store.fresh() });
     const { req, answer } = upload(BULK + siteQuery(), NDJSON);
     const many = Array.from({ length: 3_000 }, (_, i) => product(`early-${i}`));
     req.write(ndjson(many));
@@ -186,7 +188,7 @@ describe("raw import bodies", () => {
   });
 
   it("a client that disconnects mid-body leaves nothing visible", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store: store.fresh() });
     const { req, answer } = upload(BULK + siteQuery(), NDJSON);
     answer.catch(() => {});
     req.write(ndjson(Array.from({ length: 3_000 }, (_, i) => product(`gone-${i}`))));
@@ -198,7 +200,7 @@ describe("raw import bodies", () => {
   });
 
   it("a body silent past the idle timeout is cut off with 408, and nothing is visible", async () => {
-    server = await startTestServer({ bodyIdleTimeoutMs: 200 });
+    server = await startTestServer({ store: store.fresh(), bodyIdleTimeoutMs: 200 });
     const { req, answer } = upload(CSV + siteQuery(), { "content-type": "text/csv" });
     req.write(`${HEADER}\n${csvRow("idle")}\n`);
     expect(await answer).toMatchObject({ status: 408, body: { code: "REQUEST_TIMEOUT" } });
@@ -207,8 +209,8 @@ describe("raw import bodies", () => {
   });
 
   it("a slow store pauses the body without blaming the client: no 408 while chunks wait to be staged", async () => {
-    const inner = createMemoryStore();
-    const store: CatalogStore = {
+    const inner = store.fresh();
+    const slow: CatalogStore = {
       ...inner,
       async beginImport(site, options) {
         const staged = await inner.beginImport(site, options);
@@ -221,7 +223,7 @@ describe("raw import bodies", () => {
         };
       },
     };
-    server = await startTestServer({ store, bodyIdleTimeoutMs: 150 });
+    server = await startTestServer({ store: slow, bodyIdleTimeoutMs: 150 });
     const body = ndjson(Array.from({ length: 3_500 }, (_, i) => product(`slow-${i}`)));
     const response = await server.request("POST", BULK + siteQuery(), { token: TOKENS.admin, headers: NDJSON, body });
     expect(response.status).toBe(200);
@@ -229,7 +231,7 @@ describe("raw import bodies", () => {
   });
 
   it("NDJSON cut anywhere answers as the same products in a JSON envelope", async () => {
-    server = await startTestServer();
+    server = await startTestServer({ store: store.fresh() });
     let n = 0;
     await fc.assert(
       fc.asyncProperty(

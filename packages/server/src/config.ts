@@ -8,6 +8,7 @@ import { DEFAULT_KEY_PREFIX, type Replication } from "@catalog-kit/adapter-redis
 import {
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
+  IDEMPOTENCY_DEFAULTS,
   type Site,
   SiteSchema,
   siteKey,
@@ -126,6 +127,7 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  idempotency: v.optional(v.strictObject({ retentionMs: v.optional(Count, IDEMPOTENCY_DEFAULTS.retentionMs) }), {}),
   notFoundStatus: v.optional(v.picklist([400, 404], "Must be 400 or 404"), 400),
   accessLog: v.optional(v.boolean("Must be true or false"), true),
   // `true`: GET /metrics on the server's own address; an address: there instead; `false`: none.

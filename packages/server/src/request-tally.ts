@@ -72,7 +72,8 @@ export function createRequestTally(): RequestTally {
     if (series === undefined) bodies.set(imported.format, (series = emptySeries(BODY_BUCKETS)));
     observe(series, BODY_BUCKETS, imported.bytes, imported.bytes);
     const summary = imported.summary;
-    if (summary === undefined || summary.dryRun) return;
+    // A replay applied nothing: its products were counted when the import committed.
+    if (summary === undefined || summary.dryRun || summary.replayed) return;
     let counts = products.get(imported.format);
     if (counts === undefined) {
       counts = { created: 0, updated: 0, unchanged: 0, deleted: 0 };

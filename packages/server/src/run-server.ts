@@ -84,7 +84,9 @@ async function serve(): Promise<void> {
   const config = demo?.config ?? (await loadConfig(configFile as string));
 
   const store = openStore(config.storage);
-  const catalog = createCatalog({ store, sites: config.sites, limits: config.limits });
+  // A key's claim lapses with the longest request that could hold it, should its process die.
+  const idempotency = { retentionMs: config.idempotency.retentionMs, leaseMs: config.limits.requestTimeoutMs };
+  const catalog = createCatalog({ store, sites: config.sites, limits: config.limits, idempotency });
   // Batched: one write per interval instead of one system call per request. Whatever is still
   // queued is written on the way out, so a clean shutdown loses no line.
   const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;

@@ -33,6 +33,7 @@ describe("parseConfig", () => {
         maxProductsPerStream: 10_000_000,
         requestTimeoutMs: 600_000,
       },
+      idempotency: { retentionMs: 86_400_000 },
       notFoundStatus: 400,
       accessLog: true,
       metrics: true,

@@ -50,10 +50,10 @@ async function scrape(url: string) {
   return { text, families, value };
 }
 
-const post = (url: string, path: string, body: string, type = "application/json") =>
+const post = (url: string, path: string, body: string, type = "application/json", extra = {}) =>
   fetch(url + path, {
     method: "POST",
-    headers: { "x-service-access-token": TOKENS.admin, "content-type": type },
+    headers: { "x-service-access-token": TOKENS.admin, "content-type": type, ...extra },
     body,
   });
 
@@ -63,11 +63,11 @@ describe("GET /metrics", () => {
     const before = await scrape(url);
     expect(before.value("catalog_products_imported_total", { format: "json", outcome: "created" })).toBe(0);
 
-    await post(
-      url,
-      `${BASE}/bulk`,
-      JSON.stringify({ ...SITE_A, products: [product("a"), product("b"), product("c")] }),
-    );
+    // Sent twice with its key: the replay applies nothing, and counts no product again.
+    for (let i = 0; i < 2; i++) {
+      const first = JSON.stringify({ ...SITE_A, products: [product("a"), product("b"), product("c")] });
+      await post(url, `${BASE}/bulk`, first, "application/json", { "idempotency-key": "metrics-1" });
+    }
     await post(url, `${BASE}/bulk?dryRun=true`, JSON.stringify({ ...SITE_A, products: [product("d")] }));
     const ndjson = `${JSON.stringify(product("a", "SKU-a", { price: 2 }))}\n${JSON.stringify(product("e"))}\n`;
     await post(url, `${BASE}/bulk?siteId=${SITE_A.siteId}&siteType=${SITE_A.siteType}`, ndjson, "application/x-ndjson");
@@ -91,7 +91,7 @@ describe("GET /metrics", () => {
     expect(value("catalog_products_imported_total", { format: "json", outcome: "unchanged" })).toBe(2);
     expect(value("catalog_products_imported_total", { format: "json", outcome: "deleted" })).toBe(2);
     expect(value("catalog_http_requests_total", { route: "get", method: "GET", status: "200" })).toBe(3);
-    expect(value("catalog_http_requests_total", { route: "bulk", method: "POST", status: "200" })).toBe(4);
+    expect(value("catalog_http_requests_total", { route: "bulk", method: "POST", status: "200" })).toBe(5);
     // The parser folds labelled histograms into one sample (prom2json's shape): their types come
     // from it, their counts from the exposition's own _count lines.
     const histogram = (name: string) => after.families.find((f) => f.name === name)?.type;

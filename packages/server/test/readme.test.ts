@@ -25,8 +25,9 @@ it("the configuration file's table lists every key of the schema, and no other",
   const schemaKeys = [
     ...Object.keys(ConfigSchema.entries),
     ...Object.keys(limits).map((key) => `limits.${key}`),
+    ...Object.keys(ConfigSchema.entries.idempotency.wrapped.entries).map((key) => `idempotency.${key}`),
     "tokens[].defaultSite",
-  ].filter((key) => key !== "limits");
+  ].filter((key) => key !== "limits" && key !== "idempotency");
   expect(tableKeys("Configuration file").sort()).toEqual(schemaKeys.sort());
 });
 

@@ -1,5 +1,6 @@
 // PUBLISH: a large import made visible by renaming its keys, under the lock, after checking them.
-import { type LockArgs, script } from "../lua.ts";
+import type { ImportCounts } from "@catalog-kit/catalog-core";
+import { countsArgv, type LockArgs, type RecordArgs, recordArgv, script } from "../lua.ts";
 
 export interface PublishArgs extends LockArgs {
   /**
@@ -17,6 +18,8 @@ export interface PublishArgs extends LockArgs {
   readonly chunks: number;
   /** With `replace`, the site's size as judged. */
   readonly siteSize: number;
+  /** The idempotency key to check and record with the import, and the counts it records. */
+  readonly record?: (RecordArgs & { readonly counts: ImportCounts }) | undefined;
 }
 
 /** Publishes a `beginImport` import by renaming its keys, which hold it in the shape of a site. */
@@ -36,6 +39,7 @@ export const PUBLISH = script({
     "inSkus",
     "inIds",
     "inPositions",
+    "keyRecord",
   ],
   lua: `
 --[[ import-publish: makes a beginImport import visible in one step, under the site lock. O(1):
@@ -48,13 +52,20 @@ export const PUBLISH = script({
   into it when it is empty)  ARGV[4] "1" to publish, "0" to check only (a dry run)
   ARGV[5] how many products the import holds (in:products, in:sku-of, in:ids)  ARGV[6] how many
   skus (in:skus)  ARGV[7] how many chunks (in:pos)  ARGV[8] with "replace", the site's size as
-  judged
+  judged  ARGV[9] the idempotency key's fingerprint as a JSON string, or "" for no key
+  ARGV[10] how long its record is kept (ms)  ARGV[11..14] the counts it records: created,
+  updated, unchanged, deleted (or "")
   Returns {"lost"} (the lock is not ours, or the site is not as judged: nothing published),
   {"evicted"} (a key of the import lost entries or vanished: nothing published), {"occupied"}
   ("empty" into a site that holds products: nothing published, the caller judges the import),
   {"ok"} (published into the site or in its place, or nothing to publish, or checked only), or
-  {"merging"} (published as the merging keys; the caller folds them in). ]]
+  {"merging"} (published as the merging keys; the caller folds them in), or {"recorded",
+  record} (the key has a record: nothing published). A publish, even of nothing, records the key
+  ahead of its renames (see remember()). ]]
 if holder(K.products) ~= ARGV[1] then return {'lost'} end
+local keyed = ARGV[9] ~= ''
+local record = keyed and redis.call('GET', K.keyRecord)
+if record then return {'recorded', record} end
 local n = tonumber(ARGV[5])
 if redis.call('HLEN', K.inProducts) ~= n or redis.call('HLEN', K.inSkuOf) ~= n or redis.call('ZCARD', K.inIds) ~= n then
   return {'evicted'}
@@ -67,7 +78,9 @@ local mode, sites = ARGV[3], size(K.products)
 hold(K.products, ARGV[1], ARGV[2])
 if mode == 'empty' and sites > 0 then return {'occupied'} end
 if mode == 'replace' and sites ~= tonumber(ARGV[8]) then return {'lost'} end
-if ARGV[4] ~= '1' or (mode == 'merge' and n == 0) then return {'ok'} end
+if ARGV[4] ~= '1' then return {'ok'} end
+if keyed then remember(K.keyRecord, ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14]) end
+if mode == 'merge' and n == 0 then return {'ok'} end
 redis.call('UNLINK', K.inPositions)
 return {publish(
   {K.inProducts, K.inSkus, K.inSkuOf, K.inIds},
@@ -84,6 +97,15 @@ return {publish(
     a.skus,
     a.chunks,
     a.siteSize,
+    ...recordArgv(a.record),
+    ...countsArgv(a.record?.counts),
   ],
-  replies: { lost: null, evicted: null, occupied: null, ok: null, merging: null },
+  replies: {
+    lost: null,
+    evicted: null,
+    occupied: null,
+    ok: null,
+    merging: null,
+    recorded: (reply) => ({ record: reply.record(0) }),
+  },
 });

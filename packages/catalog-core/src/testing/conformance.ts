@@ -8,6 +8,7 @@ import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { testKeys } from "./keys.ts";
 import { testList } from "./list.ts";
 import { testModel } from "./properties.ts";
 import { testReplace } from "./replace.ts";
@@ -266,6 +267,7 @@ export function testCatalogStore(
     testStagedImport(() => store, largeBatch);
     testList(() => store);
     testReplace(() => store, largeBatch);
+    testKeys(() => store, numRuns);
 
     testModel(() => store, numRuns);
   });

@@ -1,0 +1,129 @@
+// Idempotency keys in PostgreSQL: a claim is a row that one statement takes only when no
+// unexpired record and no unexpired claim holds the key; a record is written by the commit, in
+// its transaction, under the site's lock. Expiry is judged by the server's clock, so that the
+// servers sharing the database agree on it whatever their own clocks say.
+import { randomUUID } from "node:crypto";
+import type { ImportCounts, KeyClaim, KeyRecord, KeyToRecord, Site } from "@catalog-kit/catalog-core";
+import type pg from "pg";
+import { unavailable } from "./errors.ts";
+import type { Tables } from "./schema.ts";
+
+// `clock_timestamp()`, not `now()`: `now()` is the start of the transaction, which in a commit
+// may be seconds before the lock was granted, longer than a short lease or retention.
+const NOW = "clock_timestamp()";
+const after = (ms: string) => `${NOW} + ${ms}::float8 * interval '1 millisecond'`;
+
+interface RecordRow {
+  readonly fingerprint: string;
+  readonly created: number;
+  readonly updated: number;
+  readonly unchanged: number;
+  readonly deleted: number | null;
+}
+
+// The counts in the order the import answered them, `deleted` only for a replace.
+function recordOf(row: RecordRow): KeyRecord {
+  const counts: ImportCounts = { created: row.created, updated: row.updated, unchanged: row.unchanged };
+  return { fingerprint: row.fingerprint, counts: row.deleted === null ? counts : { ...counts, deleted: row.deleted } };
+}
+
+/**
+ * The site's number, its row created if missing (a claim may come before the site's first
+ * write), without locking it: a claim does not wait for a commit of the site.
+ */
+export async function siteNumber(db: pg.Pool | pg.ClientBase, t: Tables, site: Site): Promise<number> {
+  const select = `SELECT site FROM ${t.sites} WHERE site_type = $1 AND site_id = $2`;
+  const args = [site.siteType, site.siteId];
+  let found = await db.query<{ site: number }>(select, args);
+  // Inserted only when missing: a conflicting insert would still use up a number of the identity.
+  if (found.rows.length === 0) {
+    await db.query(`INSERT INTO ${t.sites} (site_type, site_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, args);
+    found = await db.query<{ site: number }>(select, args);
+  }
+  const row = found.rows[0];
+  if (row === undefined) throw new Error("the site's row was not found after it was created");
+  return row.site;
+}
+
+// The record wins over any claim (a claim left by a process that died after its commit must not
+// hide it); else the claim is inserted, or takes the place of an expired one. A claim racing
+// this one waits on the row's lock and then sees it unexpired: exactly one of them returns a token.
+const claimSql = (t: Tables) => `
+  WITH recorded AS (
+    SELECT fingerprint, created, updated, unchanged, deleted FROM ${t.importKeys}
+    WHERE site = $1::int AND key = $2::text AND expires_at > ${NOW}
+  ), claimed AS (
+    INSERT INTO ${t.keyClaims} AS c (site, key, token, expires_at)
+    SELECT $1::int, $2::text, $3::uuid, ${after("$4")}
+    WHERE NOT EXISTS (SELECT 1 FROM recorded)
+    ON CONFLICT (site, key) DO UPDATE SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
+    WHERE c.expires_at <= ${NOW}
+    RETURNING token
+  )
+  SELECT r.*, (SELECT count(*) FROM claimed)::int AS claimed FROM (SELECT 1) one LEFT JOIN recorded r ON true`;
+
+// The record's columns are null when there is none.
+type ClaimRow = { readonly [K in keyof RecordRow]: RecordRow[K] | null } & { readonly claimed: number };
+
+/** `CatalogStore.claimKey` on `pool`: one statement once the site's number is known. */
+export async function claimKey(pool: pg.Pool, t: Tables, site: Site, key: string, leaseMs: number): Promise<KeyClaim> {
+  let siteNo: number;
+  const token = randomUUID();
+  let row: ClaimRow | undefined;
+  try {
+    siteNo = await siteNumber(pool, t, site);
+    row = (await pool.query<ClaimRow>(claimSql(t), [siteNo, key, token, leaseMs])).rows[0];
+  } catch (error) {
+    throw unavailable(error, "idempotency key claim", "nothing written");
+  }
+  if (row !== undefined && row.fingerprint !== null) return { state: "recorded", record: recordOf(row as RecordRow) };
+  if (row?.claimed !== 1) return { state: "busy" };
+  return {
+    state: "claimed",
+    async release() {
+      try {
+        // The token: a claim that lapsed and was taken by another import is not this one's to end.
+        await pool.query(`DELETE FROM ${t.keyClaims} WHERE site = $1 AND key = $2 AND token = $3`, [
+          siteNo,
+          key,
+          token,
+        ]);
+      } catch (error) {
+        throw unavailable(error, "idempotency key release");
+      }
+    },
+  };
+}
+
+/** The unexpired record of `key` in site `siteNo`, read by the commit once it holds the site's lock. */
+export async function recordedKey(
+  client: pg.ClientBase,
+  t: Tables,
+  siteNo: number,
+  key: string,
+): Promise<KeyRecord | undefined> {
+  const { rows } = await client.query<RecordRow>(
+    `SELECT fingerprint, created, updated, unchanged, deleted FROM ${t.importKeys}
+     WHERE site = $1 AND key = $2 AND expires_at > ${NOW}`,
+    [siteNo, key],
+  );
+  return rows[0] && recordOf(rows[0]);
+}
+
+/** Writes the record of `key` in the commit's transaction, in place of an expired one the sweep has not removed yet. */
+export async function recordKey(
+  client: pg.ClientBase,
+  t: Tables,
+  siteNo: number,
+  { key, fingerprint, retainMs }: KeyToRecord,
+  counts: ImportCounts,
+): Promise<void> {
+  await client.query(
+    `INSERT INTO ${t.importKeys} (site, key, fingerprint, created, updated, unchanged, deleted, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, ${after("$8")})
+     ON CONFLICT (site, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, created = EXCLUDED.created,
+       updated = EXCLUDED.updated, unchanged = EXCLUDED.unchanged, deleted = EXCLUDED.deleted,
+       expires_at = EXCLUDED.expires_at`,
+    [siteNo, key, fingerprint, counts.created, counts.updated, counts.unchanged, counts.deleted ?? null, retainMs],
+  );
+}

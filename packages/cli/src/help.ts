@@ -1,0 +1,90 @@
+// The help of the command and of each of its commands: what `--help` and `help COMMAND` print.
+// The README's tables say the same; keep them in step.
+
+/** The commands that have a help of their own, as they are typed. */
+export type CommandName = "serve" | "import" | "export" | "config check";
+
+const CONNECTION = `  --url URL                 the server (default: CATALOG_URL)
+  --site TYPE/ID            the site, for example shopify/shop-1
+  --token-file FILE         a file holding the access token (default: CATALOG_TOKEN)`;
+
+const RETRIES = `  --retries N               try again up to N times (default 5) when the connection is refused
+                            or lost (after 1, 2, 4... s, at most 16 s) or the server answers 503
+                            (after its Retry-After); a 409 (an earlier try still runs) is waited
+                            out, up to 10 minutes, spending no retry`;
+
+/** The overview: `catalog-kit --help`, and what a wrong call prints after its mistake. */
+export const USAGE = `Usage: catalog-kit COMMAND [OPTIONS]
+
+Commands:
+  serve                 run the server (PORT, HOST, CATALOG_CONFIG, ACCESS_LOG)
+  import FILE|-         send a catalog file, or standard input, to a server
+  export [FILE|-]       write a site's catalog to standard output, or to a file
+  config check FILE     validate a server configuration, print the settings in effect
+  help [COMMAND]        this help, or a command's ("catalog-kit import --help" too)
+
+Options:
+  -h, --help            show help
+  --version             print the version
+
+Exit codes: 0 done; 1 refused by the server (its problem is printed) or failed;
+2 called wrong; 3 no answer from the server (refused, lost), after the retries.
+`;
+
+/** Each command's own help. */
+export const HELP: Readonly<Record<CommandName, string>> = {
+  serve: `Usage: catalog-kit serve
+
+Runs the standalone server until SIGINT or SIGTERM, as npm start does. It takes no options;
+the environment configures it: PORT (3000), HOST, CATALOG_CONFIG (a configuration file, see
+"catalog-kit config check"), ACCESS_LOG. Without a configuration it serves a demo site on
+memory storage and prints its token.
+`,
+  import: `Usage: catalog-kit import FILE|- [OPTIONS]
+
+Sends a catalog to the server. CSV and NDJSON stream as they are (a .gz file with
+Content-Encoding: gzip); JSON (an array of products, or an import body) is sent as one body.
+"-" reads standard input. Progress and the outcome go to standard error; standard output is
+empty unless --json is given. Every import carries an Idempotency-Key, printed, and sent
+again unchanged when the import is tried again.
+
+Options:
+${CONNECTION}
+  --format csv|ndjson|json  the format (default: from the name: .csv, .ndjson, .jsonl, .json,
+                            each maybe .gz); required with -
+  --replace                 the file becomes the site's whole catalog: products not in it are deleted
+  --allow-empty             let --replace take an empty file (it empties the site)
+  --dry-run                 check and count, write nothing
+  --json                    print the server's answer, one JSON line, on standard output
+  --idempotency-key KEY     the key to send (default: a new random one)
+${RETRIES}
+  --progress-every SECONDS  a progress line this often when standard error is not a terminal (2)
+  -h, --help                show this help
+`,
+  export: `Usage: catalog-kit export [FILE|-] [OPTIONS]
+
+Writes every product of the site, in a format import takes, to standard output ("-", the
+default) or to FILE. A reader that stops early (| head) ends it quietly, with exit code 0.
+
+Options:
+${CONNECTION}
+  --format csv|ndjson|json  the format (default: from FILE's name, else csv); json is one array
+${RETRIES}
+  -h, --help                show this help
+`,
+  "config check": `Usage: catalog-kit config check FILE
+
+Validates a server configuration with the server's own loader: prints the settings in effect,
+defaults included, tokens and passwords redacted, on standard output, and exits 0; or names the
+bad key on standard error and exits 1.
+
+Options:
+  -h, --help                show this help
+`,
+};
+
+/** Writes a command's help, or the overview, to standard output; the exit code of a help. */
+export function printHelp(command?: CommandName): number {
+  process.stdout.write(command === undefined ? USAGE : HELP[command]);
+  return 0;
+}

@@ -1,0 +1,15 @@
+// `catalog-kit serve`: the standalone server, configured by its environment only.
+import { parseArgs } from "node:util";
+import { printHelp } from "./help.ts";
+import { HELP_OPTION, UsageError } from "./options.ts";
+
+/** Runs `catalog-kit serve` until a signal stops the server; returns the exit code. */
+export async function serve(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: HELP_OPTION });
+  if (values.help) return printHelp("serve");
+  if (positionals.length > 0) throw new UsageError(`serve takes no arguments: ${positionals.join(" ")}`);
+  // Loaded here: the other commands never need the server, its metrics or the storage clients.
+  const { runServer } = await import("@catalog-kit/server");
+  await runServer();
+  return typeof process.exitCode === "number" ? process.exitCode : 0;
+}

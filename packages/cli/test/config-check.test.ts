@@ -1,0 +1,63 @@
+// catalog-kit config check: a configuration validated by the server's own loader, its settings
+// printed with every secret redacted, or the bad key named with exit code 1.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SITE } from "./support/catalog-server.ts";
+import { runCli } from "./support/run-cli.ts";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "catalog-cli-config-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("catalog-kit config check", () => {
+  it("validates a configuration and prints its settings with secrets redacted", async () => {
+    const good = join(dir, "good.json");
+    await writeFile(
+      good,
+      JSON.stringify({
+        sites: [SITE],
+        tokens: [{ token: "very-secret-token", sites: "*" }],
+        storage: { adapter: "redis", url: "redis://user:hunter2@127.0.0.1:6379" },
+      }),
+    );
+    const ok = await runCli(["config", "check", good]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).not.toContain("very-secret-token");
+    expect(ok.stdout).not.toContain("hunter2");
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      tokens: [{ token: "<redacted>" }],
+      limits: { maxStreamBytes: 1_073_741_824 },
+    });
+    const bad = join(dir, "bad.json");
+    await writeFile(
+      bad,
+      JSON.stringify({ sites: [SITE], tokens: [{ token: "t", sites: "*" }], limits: { maxBodyBytez: 1 } }),
+    );
+    const refused = await runCli(["config", "check", bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("maxBodyBytez");
+  });
+
+  it("redacts a PostgreSQL password, in the URL's user part or as its parameter, and prints the defaults", async () => {
+    const file = join(dir, "postgres.json");
+    const url = "postgres://app:hunter2@127.0.0.1:5432/catalog?password=swordfish&sslmode=disable";
+    const storage = { adapter: "postgres", url };
+    await writeFile(file, JSON.stringify({ sites: [SITE], tokens: [{ token: "t", sites: "*" }], storage }));
+    const ok = await runCli(["config", "check", file]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).not.toContain("hunter2");
+    expect(ok.stdout).not.toContain("swordfish");
+    expect(JSON.parse(ok.stdout).storage).toEqual({
+      adapter: "postgres",
+      url: "postgres://app:redacted@127.0.0.1:5432/catalog?password=redacted&sslmode=disable",
+      schema: "catalog",
+      poolSize: 10,
+    });
+  });
+});

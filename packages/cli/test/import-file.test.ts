@@ -1,0 +1,115 @@
+// catalog-kit import against a server the test starts: progress on a pipe, the summary for people
+// on standard error, the answer alone on standard output with --json, located problems as a
+// table, the format from --format or the name, standard input, CATALOG_URL and CATALOG_TOKEN.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CatalogServer, productLine, SITE, startCatalogServer, TOKEN } from "./support/catalog-server.ts";
+import { runCli } from "./support/run-cli.ts";
+
+let server: CatalogServer;
+beforeAll(async () => {
+  server = await startCatalogServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const file = (name: string) => join(server.dir, name);
+const site = `${SITE.siteType}/${SITE.siteId}`;
+const BAD_CSV = "id,sku,title,available,featured_image,url\nb1,B1,T,true,f,u\nb2,B2,T,maybe,f,u\nb3,,T,true,f,u\n";
+
+describe("catalog-kit import", () => {
+  it("streams a gzipped NDJSON file with progress lines on a pipe, 100% once, and the counts for people", async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) =>
+      productLine(`p${i}`, { description: "x".repeat(200 + (i % 97)) }),
+    );
+    await writeFile(file("catalog.ndjson.gz"), gzipSync(lines.join("\n")));
+    const { code, stdout, stderr } = await runCli([
+      "import",
+      file("catalog.ndjson.gz"),
+      ...server.connect,
+      "--progress-every",
+      "0.001",
+    ]);
+    expect(stderr).toMatch(/\d+(\.\d)? [kM]?B of \d+(\.\d)? [kM]?B \(\d+%\), .*\/s, ETA/);
+    expect(stderr.match(/\(100%\)/g)).toHaveLength(1);
+    expect(stderr).toMatch(/^Idempotency-Key: [0-9a-f-]{36}$/m);
+    expect(stderr).toMatch(/Sent \d+\.\d [kM]B in \d+\.\d s; this tool used \d+\.\d\d s of CPU/);
+    expect(stderr).toContain("Imported 20,000 products: 20,000 created, 0 updated, 0 unchanged");
+    expect(code).toBe(0);
+    expect(stdout).toBe("");
+    expect(await server.catalog.getProduct(SITE, "p19999")).toMatchObject({ sku: "S-p19999" });
+  });
+
+  it("prints a bad file's problems as a table of rows and columns, and exits 1", async () => {
+    await writeFile(file("bad.csv"), BAD_CSV);
+    const { code, stdout, stderr } = await runCli(["import", file("bad.csv"), ...server.connect]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("400 VALIDATION_FAILED");
+    expect(stderr).toMatch(/row 3\s+available\s+Must be true or false/);
+    expect(stderr).toMatch(/row 4\s+sku\s+/);
+    await expect(server.catalog.getProduct(SITE, "b1")).rejects.toMatchObject({ code: "PRODUCT_NOT_FOUND" });
+  });
+
+  it("with --json, standard output is the server's answer alone, one JSON line, success or problem", async () => {
+    await writeFile(file("one.ndjson"), `${productLine("j1")}\n`);
+    const ok = await runCli(["import", file("one.ndjson"), ...server.connect, "--json"]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout.endsWith("\n")).toBe(true);
+    expect(ok.stdout.trimEnd().split("\n")).toHaveLength(1);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ total: 1, created: 1 });
+    expect(ok.stderr).toContain("Imported 1 product: 1 created");
+    const refused = await runCli(["import", file("bad.csv"), ...server.connect, "--json"]);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ status: 400, code: "VALIDATION_FAILED", errorCount: 2 });
+    expect(refused.stderr).toMatch(/row 3\s+available/);
+  });
+
+  it("takes the format from --format over the name, and a JSON array with --replace and --dry-run", async () => {
+    await writeFile(file("catalog.txt"), `${productLine("t1")}\n${productLine("t2")}\n`);
+    expect((await runCli(["import", file("catalog.txt"), ...server.connect])).code).toBe(2);
+    const typed = await runCli(["import", file("catalog.txt"), ...server.connect, "--format", "ndjson"]);
+    expect(typed.stderr).toContain("Imported 2 products: 2 created");
+    expect(typed.code).toBe(0);
+    await writeFile(file("catalog.json"), JSON.stringify([JSON.parse(productLine("only"))]));
+    const dry = await runCli(["import", file("catalog.json"), ...server.connect, "--replace", "--dry-run"]);
+    expect(dry.stderr).toContain(
+      "Dry run: 1 product checked (1 would be created, 0 updated, 0 unchanged, 20,003 deleted)",
+    );
+    expect(dry.code).toBe(0);
+  });
+
+  it("reads standard input with -, streamed as CSV, or a JSON body", async () => {
+    const csv = "id,sku,title,available,featured_image,url\nin1,IN-1,T,true,f,u\nin2,IN-2,T,true,f,u\n";
+    const streamed = await runCli(["import", "-", "--format", "csv", ...server.connect], { input: csv });
+    expect(streamed.stderr).toContain("Imported 2 products: 2 created");
+    expect(streamed.stderr).toMatch(/\d+ B sent, /);
+    expect(streamed.code).toBe(0);
+    expect(await server.catalog.getProduct(SITE, "in2")).toMatchObject({ sku: "IN-2" });
+    const json = JSON.stringify({ products: [JSON.parse(productLine("in3"))] });
+    const whole = await runCli(["import", "-", "--format", "json", ...server.connect], { input: json });
+    expect(whole.stderr).toContain("Imported 1 product: 1 created");
+    expect((await runCli(["import", "-", ...server.connect], { input: csv })).code).toBe(2);
+  });
+
+  it("takes the server and token from CATALOG_URL and CATALOG_TOKEN; the flags win", async () => {
+    await writeFile(file("env.ndjson"), `${productLine("e1")}\n`);
+    const fromEnv = await runCli(["import", file("env.ndjson"), "--site", site], {
+      env: { CATALOG_URL: server.url, CATALOG_TOKEN: TOKEN },
+    });
+    expect(fromEnv.stderr).toContain("Imported 1 product: 1 created");
+    expect(fromEnv.code).toBe(0);
+    // Nothing listens on port 9 of this host; a token nobody has would be a 401.
+    const flagsWin = await runCli(["import", file("env.ndjson"), ...server.connect, "--retries", "0"], {
+      env: { CATALOG_URL: "http://127.0.0.1:9", CATALOG_TOKEN: "wrong" },
+    });
+    expect(flagsWin.stderr).toContain("Imported 1 product: 0 created, 0 updated, 1 unchanged");
+    expect(flagsWin.code).toBe(0);
+    const none = await runCli(["import", file("env.ndjson"), "--site", site], { env: { CATALOG_TOKEN: TOKEN } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("CATALOG_URL");
+  });
+});

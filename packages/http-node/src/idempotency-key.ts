@@ -1,0 +1,58 @@
+// The `Idempotency-Key` header of an import, and the fingerprint of its request: what tells a
+// retry (the same request again) from another request sent under the same key.
+import { createHash, type Hash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { CatalogError, Fingerprint, keyProblem, type Site, siteKey } from "@catalog-kit/catalog-core";
+import type { ProblemEntry } from "./problem.ts";
+
+/** The name of the request header. */
+export const KEY_HEADER = "Idempotency-Key";
+/** The header of an answer given again from the record of an earlier import. */
+export const REPLAYED_HEADER: Readonly<Record<string, string>> = { "idempotent-replayed": "true" };
+
+/**
+ * The request's idempotency key: 1 to 255 visible ASCII characters, or the same as a structured
+ * field string (`"..."`), its quotes removed. Absent: `undefined`; anything else is
+ * `VALIDATION_FAILED` naming the header.
+ */
+export function readKey(req: IncomingMessage): string | undefined {
+  const header = req.headers["idempotency-key"];
+  if (header === undefined) return undefined;
+  // Sent twice, Node joins the two with ", ", which no key may hold.
+  const raw = Array.isArray(header) ? header.join(", ") : header;
+  const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(raw);
+  const key = quoted ? (quoted[1] as string).replace(/\\(["\\])/g, "$1") : raw;
+  const problem = keyProblem(key);
+  if (problem === undefined) return key;
+  const entry: ProblemEntry = { header: KEY_HEADER, message: problem };
+  throw new CatalogError("VALIDATION_FAILED", `Invalid ${KEY_HEADER} header: ${problem}`, { problems: [entry] });
+}
+
+/** The hash of a body, fed the decoded bytes while they arrive. */
+export function bodyHash(): Hash {
+  return createHash("sha256");
+}
+
+/** The options of an import that identify it besides its body. */
+export interface KeyedRequest {
+  readonly mode: string | undefined;
+  readonly dryRun: boolean;
+  readonly allowEmpty: boolean;
+}
+
+/**
+ * The fingerprint of an import request: its method, path, site, `mode`, `dryRun`, `allowEmpty`,
+ * `Content-Type`, and the SHA-256 of its decoded body (`body`, read to its end first).
+ */
+export function requestFingerprint(req: IncomingMessage, path: string, site: Site, options: KeyedRequest, body: Hash) {
+  return new Fingerprint()
+    .part(req.method ?? "")
+    .part(path)
+    .part(siteKey(site))
+    .part(options.mode ?? "upsert")
+    .part(String(options.dryRun))
+    .part(String(options.allowEmpty))
+    .part(req.headers["content-type"] ?? "")
+    .part(body.digest())
+    .digest();
+}

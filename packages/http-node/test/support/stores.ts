@@ -1,0 +1,143 @@
+// The stores the HTTP tests run on: memory, Redis, Redis Cluster and PostgreSQL. A file starts
+// each backend once (a server or a cluster takes a second or two to start, a store on it a few
+// milliseconds), and each test takes a store of its own on it, in a namespace no other test
+// uses: a key prefix on Redis, a schema on PostgreSQL. So tests stay independent, as they are on
+// a memory store of their own.
+import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import { createPostgresStore } from "@catalog-kit/adapter-postgres";
+import { createRedisStore } from "@catalog-kit/adapter-redis";
+import type { CatalogStore } from "@catalog-kit/catalog-core";
+import {
+  havePostgres,
+  haveRedisServer,
+  INSTALL_HINT,
+  POSTGRES_INSTALL_HINT,
+  startPostgres,
+  startRedisCluster,
+  startRedisServer,
+} from "@catalog-kit/test-support";
+import { afterAll, beforeAll, beforeEach, describe } from "vitest";
+
+/** A running backend of one kind of store. */
+export interface Backend {
+  /** A store of its own, in a namespace of its own; `stop` closes it if its user has not. */
+  fresh(): CatalogStore;
+  stop(): Promise<void>;
+}
+
+export interface StoreKind {
+  readonly name: string;
+  start(): Promise<Backend>;
+}
+
+// The stores a backend handed out, each closed at `stop` (closing twice is safe).
+function backend(open: (namespace: string) => CatalogStore, stopServer: () => Promise<void>): Backend {
+  const opened: CatalogStore[] = [];
+  return {
+    fresh() {
+      const store = open(`t${opened.length + 1}`);
+      opened.push(store);
+      return store;
+    },
+    async stop() {
+      await Promise.allSettled(opened.map((store) => store.close()));
+      await stopServer();
+    },
+  };
+}
+
+function requireRedis(): void {
+  if (!haveRedisServer) throw new Error(INSTALL_HINT);
+}
+
+export const MEMORY: StoreKind = {
+  name: "memory",
+  start: async () =>
+    backend(
+      () => createMemoryStore(),
+      async () => {},
+    ),
+};
+
+export const STORES: readonly StoreKind[] = [
+  MEMORY,
+  {
+    name: "Redis",
+    async start() {
+      requireRedis();
+      const redis = await startRedisServer();
+      return backend((keyPrefix) => createRedisStore({ url: redis.url, keyPrefix }), redis.stop);
+    },
+  },
+  {
+    name: "Redis Cluster",
+    async start() {
+      requireRedis();
+      const cluster = await startRedisCluster(3);
+      return backend((keyPrefix) => createRedisStore({ cluster: cluster.nodes, keyPrefix }), cluster.stop);
+    },
+  },
+  {
+    name: "PostgreSQL",
+    async start() {
+      if (!havePostgres) throw new Error(POSTGRES_INSTALL_HINT);
+      const postgres = await startPostgres();
+      return backend((schema) => createPostgresStore({ url: postgres.url, schema }), postgres.stop);
+    },
+  },
+];
+
+/** What a block run on one kind of store gets: its name, and fresh stores of that kind. */
+export interface StoreUnderTest {
+  readonly name: string;
+  /** A store of its own; only within a test or a hook, once the backend has started. */
+  fresh(): CatalogStore;
+}
+
+// Stands in for the stores of a backend that did not start, so that a block's own hooks still
+// run and each of its tests fails with the reason, rather than being skipped.
+function unstarted(reason: unknown): CatalogStore {
+  const fail = async (): Promise<never> => {
+    throw reason;
+  };
+  return { beginImport: fail, find: fail, remove: fail, list: fail, claimKey: fail, ping: fail, close: async () => {} };
+}
+
+/**
+ * `describe(title, body)` once per kind of store, each block with its backend started before its
+ * tests and stopped after them. A backend that does not start fails every test of its block.
+ */
+export function describeEachStore(
+  title: string,
+  body: (store: StoreUnderTest) => void,
+  kinds: readonly StoreKind[] = STORES,
+): void {
+  for (const kind of kinds) {
+    describe(`${title}, on ${kind.name}`, () => {
+      let running: Backend | undefined;
+      let failed: Error | undefined;
+      beforeAll(async () => {
+        try {
+          running = await kind.start();
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          failed = new Error(`${kind.name} did not start: ${reason}`, { cause: error });
+        }
+      }, 60_000);
+      beforeEach(() => {
+        if (failed) throw failed;
+      });
+      afterAll(async () => {
+        await running?.stop();
+      });
+      body({
+        name: kind.name,
+        fresh() {
+          if (failed) return unstarted(failed);
+          if (running === undefined) throw new Error(`${kind.name} has not started yet`);
+          return running.fresh();
+        },
+      });
+    });
+  }
+}
