@@ -4,6 +4,7 @@ export {
   type Catalog,
   type CatalogLimits,
   type CatalogOptions,
+  CURSOR_PATTERN,
   createCatalog,
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,

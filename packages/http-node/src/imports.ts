@@ -18,16 +18,14 @@ import { readEnvelope } from "./envelope.ts";
 import { bodyHash, REPLAYED_HEADER, readKey, requestFingerprint } from "./idempotency-key.ts";
 import type { ImportRecord } from "./log-entry.ts";
 import type { EnvelopeField } from "./operation.ts";
-import type { ProblemEntry } from "./problem.ts";
 import { parseFlag } from "./request-target.ts";
-import { siteFor } from "./site-access.ts";
+import { importSiteNames, siteFor } from "./site-access.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 // What a streamed body holds in memory at most (a chunk of products being staged, and the bytes
 // decoded ahead), counted against the body budget in place of its size, which it never holds.
 const STREAM_RESERVATION = 16 * 1024 * 1024;
 const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
-const SITE_PARAMS = ["siteId", "siteType"] as const;
 
 // The catalog's import of each envelope field.
 const APPLY: Readonly<
@@ -103,13 +101,10 @@ async function applyEnvelope(
   if (envelope.problems.length > 0) {
     throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
   }
-  const site = siteFor(ctx.grant, envelope.siteId, envelope.siteType);
-  record.summary = await APPLY[field](
-    ctx.services.catalog,
-    site,
-    envelope.payload,
-    keyed(ctx, site, options, key, hash),
-  );
+  const { siteId, siteType } = importSiteNames(ctx.params, envelope);
+  const site = siteFor(ctx.grant, siteId, siteType);
+  const applied = keyed(ctx, site, options, key, hash);
+  record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, applied);
   sendSummary(ctx, record.summary);
 }
 
@@ -117,17 +112,11 @@ async function applyEnvelope(
 // from first byte to commit, and never more memory than a chunk, whatever its size.
 async function importStream(ctx: RequestContext, format: StreamFormat): Promise<void> {
   const { req, res, services, params } = ctx;
-  let problems: ProblemEntry[] | undefined;
-  for (const parameter of SITE_PARAMS) {
-    if (params[parameter] === "") {
-      (problems ??= []).push({ parameter, message: `Query parameter ${parameter} must not be empty` });
-    }
-  }
-  if (problems !== undefined) throw new CatalogError("VALIDATION_FAILED", "Invalid query parameters", { problems });
+  const { siteId, siteType } = importSiteNames(params);
   const key = readKey(req);
   const hash = key === undefined ? undefined : bodyHash();
   // Refused before a byte is read: the catalog would say so only once it reads the body.
-  const site = siteFor(ctx.grant, params.siteId, params.siteType, services.catalog);
+  const site = siteFor(ctx.grant, siteId, siteType, services.catalog);
   const options = { ...keyed(ctx, site, importOptions(params), key, hash), format };
   const gzip = isGzip(req);
   checkDeclaredSize(req, services.maxStreamBytes);

@@ -12,7 +12,7 @@ export {
   type HandlerStats,
   type ImportRecord,
 } from "./handler.ts";
-export { BULK_PATH, CSV_PATH, LIST_PATH, productPath } from "./paths.ts";
+export { BULK_PATH, CSV_PATH, EXPORT_PATH, LIST_PATH, productPath } from "./paths.ts";
 export { type HttpErrorCode, PROBLEM_STATUSES, type ProblemBody, type ProblemCode } from "./problem.ts";
 export { type Action, API_PREFIX } from "./routes.ts";
 export { type RunningServer, type ServerOptions, startServer } from "./server.ts";

@@ -78,14 +78,14 @@ const parameters = {
     name: "allowEmpty",
     in: "query",
     required: false,
-    schema: { type: "string", enum: ["true", "false"], default: "false" },
+    schema: { type: "boolean", default: false },
     description: "A replace with no products would empty the site: it is refused unless this is true",
   },
   dryRun: {
     name: "dryRun",
     in: "query",
     required: false,
-    schema: { type: "string", enum: ["true", "false"], default: "false" },
+    schema: { type: "boolean", default: false },
     description: "Run every check and count, write nothing",
   },
 };
@@ -159,7 +159,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
           title: { type: "string" },
           status: { type: "integer" },
           detail: { type: "string" },
-          code: { enum: Object.keys(PROBLEM_STATUSES) },
+          code: { type: "string", enum: Object.keys(PROBLEM_STATUSES) },
           errors: {
             type: "array",
             maxItems: 100,

@@ -33,14 +33,10 @@ const jsonBody = (schema: object, example: unknown) => ({
 
 const REQUEST_ID = { $ref: "#/components/parameters/requestId" };
 const PRODUCT_ID = { $ref: "#/components/parameters/productId" };
-const CONTENT_ENCODING = {
-  name: "Content-Encoding",
-  in: "header",
-  required: false,
-  schema: { type: "string", enum: ["gzip", "identity"] },
-  description:
-    "`gzip` for a compressed body, on every import. The size limits apply to the bytes received and to the bytes decoded; decoding stops as soon as a limit is passed.",
-};
+// Content-Encoding describes the body, so it is said with the body: as a header parameter,
+// generic clients would send `gzip` with whatever body they made, which is no gzip.
+const GZIP =
+  "Any of these may be sent gzip-compressed, with `Content-Encoding: gzip`. The size limits apply to the bytes received and to the bytes decoded; decoding stops as soon as a limit is passed.";
 const IDEMPOTENCY_KEY = {
   name: "Idempotency-Key",
   in: "header",
@@ -105,10 +101,11 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
       op.body === undefined
         ? REQUEST_ID_HEADER
         : { ...REQUEST_ID_HEADER, Deprecation: DEPRECATION_HEADER, "Idempotent-Replayed": REPLAYED_HEADER },
-    content: {
-      ...json(answer.schema, answer.example),
-      ...(op.exports === undefined ? {} : textContent(op.exports.types, { type: "string" }, true)),
-    },
+    // The list serves exports too, for older clients; only the export publishes them.
+    content:
+      op.plain.format === "json"
+        ? json(answer.schema, answer.example)
+        : textContent(op.exports?.types ?? {}, answer.schema, true),
   };
   const storage = doc.storage ? { "503": UNAVAILABLE } : {};
   if (!op.token) return { "200": success, "4XX": RESERVED_4XX, ...storage, default: DEFAULT_PROBLEM };
@@ -143,17 +140,15 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
   };
 }
 
-// The parameters of an operation: its path's, its query's, the request id, then a body's coding
-// and what a raw body adds. An operation that reads no query lists none.
+// The parameters of an operation: its path's, its query's, the request id, and an import's
+// Idempotency-Key. An operation that reads no query lists none.
 function parameters(path: string, op: Operation): object[] | undefined {
   if (op.query === undefined) return undefined;
-  const raw = op.body?.raw?.query.filter((param) => !op.query?.includes(param)) ?? [];
   return [
     ...(path.includes("{productId}") ? [PRODUCT_ID] : []),
     ...op.query.map((param) => param.doc),
     REQUEST_ID,
-    ...(op.body === undefined ? [] : [CONTENT_ENCODING, IDEMPOTENCY_KEY]),
-    ...raw.map((param) => param.doc),
+    ...(op.body === undefined ? [] : [IDEMPOTENCY_KEY]),
   ];
 }
 
@@ -172,6 +167,7 @@ function describe(path: string, op: Operation, doc: OperationDoc, limits: Publis
       : {
           requestBody: {
             required: true,
+            description: GZIP,
             content: {
               ...jsonBody(ref(doc.request.schema), doc.request.example),
               ...(raw === undefined ? {} : textContent(raw.types, { type: "string", description: raw.what }, false)),

@@ -22,8 +22,8 @@ export interface OperationDoc {
   /** What it does; a function of the published limits when it quotes them. */
   readonly description: string | ((limits: PublishedLimits) => string);
   readonly tag: "Import" | "Products" | "Service";
-  /** Its successful JSON answer (an export adds its own media types). */
-  readonly answer: { readonly description: string; readonly schema: object; readonly example: unknown };
+  /** Its successful answer: JSON, with an example; an export's text, with an example of each format. */
+  readonly answer: { readonly description: string; readonly schema: object; readonly example?: unknown };
   /** An import's JSON envelope: its schema among the components, and an example. */
   readonly request?: { readonly schema: string; readonly example: unknown };
   /** Whether it asks the storage, and so may answer 503. */
@@ -34,8 +34,6 @@ export interface OperationDoc {
 export interface RawBody {
   /** Its media types, each with the stream format it is read as. */
   readonly types: Readonly<Record<string, StreamFormat>>;
-  /** The query parameters it adds to the operation's (where its site is named). */
-  readonly query: readonly QueryParam[];
   /** What it is, for /openapi.json. */
   readonly what: string;
 }
@@ -53,8 +51,15 @@ export interface OperationSpec {
   readonly query?: readonly QueryParam[];
   /** An import's body: the envelope field that holds the products, and the raw body it takes instead. */
   readonly body?: { readonly field: EnvelopeField; readonly raw?: RawBody };
-  /** The exports a list answers instead of a page, by Accept, and the query parameters they take. */
-  readonly exports?: { readonly types: Readonly<Record<string, StreamFormat>>; readonly query: readonly QueryParam[] };
+  /**
+   * The exports a list answers instead of a page, by Accept, and the query parameters they take;
+   * with `only`, the operation answers nothing else, and that format when Accept names none.
+   */
+  readonly exports?: {
+    readonly types: Readonly<Record<string, StreamFormat>>;
+    readonly query: readonly QueryParam[];
+    readonly only?: StreamFormat;
+  };
   /** Answers the request, or throws an error that becomes its problem body. */
   readonly serve: (ctx: RequestContext) => Promise<void>;
   /** Absent: the operation is not published. */
@@ -69,7 +74,7 @@ export interface Form {
 
 /** An operation with the forms its row implies. */
 export interface Operation extends OperationSpec {
-  /** The JSON form: an envelope, a page, or what the operation does when it offers no choice. */
+  /** The JSON form (an envelope, a page, or what the operation does when it offers no choice), or an export-only operation's default. */
   readonly plain: Form;
   /** The other forms by media type: of a raw body (Content-Type), or of an answer (Accept). */
   readonly forms: ReadonlyMap<string, Form>;
@@ -81,15 +86,16 @@ const names = (params: readonly QueryParam[] | undefined) => params?.map((param)
 
 /** Works out the forms of an operation from its row; a Map, so that no media type finds an inherited key. */
 export function operation(spec: OperationSpec): Operation {
-  const plain: Form = { format: "json", query: names(spec.query) };
+  const plain: Form = { format: spec.exports?.only ?? "json", query: names(spec.query) };
   const forms = new Map<string, Form>();
+  // Generic clients send an operation's query parameters whatever the body's media type: every
+  // form of a body takes them all.
   const raw = spec.body?.raw;
   if (raw !== undefined) {
-    const query = [...(plain.query ?? []), ...(names(raw.query) ?? [])];
-    for (const [type, format] of Object.entries(raw.types)) forms.set(type, { format, query });
+    for (const [type, format] of Object.entries(raw.types)) forms.set(type, { format, query: plain.query });
   }
   if (spec.exports !== undefined) {
-    forms.set("application/json", plain);
+    if (spec.exports.only === undefined) forms.set("application/json", plain);
     const query = names(spec.exports.query);
     for (const [type, format] of Object.entries(spec.exports.types)) forms.set(type, { format, query });
   }

@@ -11,6 +11,9 @@ export const CSV_PATH = ROUTES.csv.path;
 /** `GET` a page of a site's products here; with `Accept: text/csv` or `application/x-ndjson`, the whole site (an export). */
 export const LIST_PATH = ROUTES.single.path;
 
+/** `GET` the whole site here as a CSV file, or NDJSON with `Accept: application/x-ndjson`: the export's own path. */
+export const EXPORT_PATH = ROUTES.export.path;
+
 const PRODUCT_PREFIX = ROUTES.product.path.slice(0, ROUTES.product.path.indexOf("{"));
 
 /** The path of one product, by id or sku, percent-encoded as one path segment. */

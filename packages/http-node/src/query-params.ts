@@ -1,6 +1,6 @@
 // The query parameters of the routes: a name, which the route table's allowlists hold, and what
 // /openapi.json says of it (inline, or a reference to the document's components).
-import { LIST_LIMIT } from "@catalog-kit/catalog-core";
+import { CURSOR_PATTERN, LIST_LIMIT } from "@catalog-kit/catalog-core";
 
 /** A query parameter an operation takes. */
 export interface QueryParam {
@@ -11,29 +11,29 @@ export interface QueryParam {
 
 const component = (name: string): QueryParam => ({ name, doc: { $ref: `#/components/parameters/${name}` } });
 
+// The examples name the site `npm start` creates in demo mode, so that they run as written.
 function siteParam(name: "siteId" | "siteType", required: boolean, description: string): QueryParam {
-  const example = name === "siteId" ? "shop-1" : "shopify";
   return {
     name,
-    doc: { name, in: "query", required, schema: { type: "string", minLength: 1 }, description, example },
+    doc: { name, in: "query", required, schema: { type: "string", minLength: 1 }, description, example: "demo" },
   };
 }
 
-const rawSite = (name: "siteId" | "siteType") =>
+const importSite = (name: "siteId" | "siteType") =>
   siteParam(
     name,
     false,
-    `For a raw CSV or NDJSON body: ${name} of the site to import into (give both siteId and siteType, or neither for the token's default site). JSON envelopes name their site in the body.`,
+    `${name} of the site to import into, whatever the body's media type: give siteId and siteType both, or neither for the token's default site. A JSON body may name its site in its own (deprecated) fields instead; where both name one, they must agree.`,
   );
 
 /** The site of a lookup or a list: required. */
 export const SITE_ID = siteParam("siteId", true, "siteId of the site to search in");
 /** See `SITE_ID`. */
 export const SITE_TYPE = siteParam("siteType", true, "siteType of the site to search in");
-/** The site of a raw import body: both, or neither for the token's default site. */
-export const RAW_SITE_ID = rawSite("siteId");
-/** See `RAW_SITE_ID`. */
-export const RAW_SITE_TYPE = rawSite("siteType");
+/** The site of a bulk import, of any body: both, or neither for the token's default site. */
+export const IMPORT_SITE_ID = importSite("siteId");
+/** See `IMPORT_SITE_ID`. */
+export const IMPORT_SITE_TYPE = importSite("siteType");
 /** Which field a lookup matches. */
 export const BY = component("by");
 /** An import that checks and counts, and writes nothing. */
@@ -60,7 +60,8 @@ export const CURSOR: QueryParam = {
     name: "cursor",
     in: "query",
     required: false,
-    schema: { type: "string", minLength: 1 },
-    description: "The `nextCursor` of the page before",
+    schema: { type: "string", minLength: 1, pattern: CURSOR_PATTERN.source },
+    description:
+      "The `nextCursor` of the page before. Any other string of the pattern starts the page at some place in id order.",
   },
 };

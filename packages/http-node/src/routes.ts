@@ -4,18 +4,19 @@
 import { serveList } from "./browse.ts";
 import { serveImport } from "./imports.ts";
 import { serveDelete, serveGet } from "./lookup.ts";
-import { KEY_RULES, ref } from "./openapi-components.ts";
+import { ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
-import { type Operation, operation, type PublishedLimits, type RawBody } from "./operation.ts";
+import { type Operation, operation, type RawBody } from "./operation.ts";
+import { EXPORTS, find, importing, LIST } from "./operation-docs.ts";
 import {
   ALLOW_EMPTY,
   BY,
   CURSOR,
   DRY_RUN,
+  IMPORT_SITE_ID,
+  IMPORT_SITE_TYPE,
   LIMIT,
   MODE,
-  RAW_SITE_ID,
-  RAW_SITE_TYPE,
   SITE_ID,
   SITE_TYPE,
 } from "./query-params.ts";
@@ -26,11 +27,21 @@ export const API_PREFIX = "/external/product/v1";
 
 /** The resources the server knows; `product` carries its raw (still encoded) id. */
 export type Resource =
-  | { readonly kind: "single" | "bulk" | "csv" | "health" | "openapi" | "metrics" }
+  | { readonly kind: "single" | "bulk" | "csv" | "export" | "health" | "openapi" | "metrics" }
   | { readonly kind: "product"; readonly rawId: string };
 
 /** What the handler does for a request: look a product up, delete it, import, or answer a fixed resource. */
-export type Action = "get" | "delete" | "list" | "single" | "bulk" | "csv" | "health" | "openapi" | "metrics";
+export type Action =
+  | "get"
+  | "delete"
+  | "list"
+  | "export"
+  | "single"
+  | "bulk"
+  | "csv"
+  | "health"
+  | "openapi"
+  | "metrics";
 
 type Method = "GET" | "DELETE" | "POST";
 
@@ -42,37 +53,19 @@ export interface Route {
 
 const NDJSON_BODY: RawBody = {
   types: { "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" },
-  query: [RAW_SITE_ID, RAW_SITE_TYPE],
   what: "NDJSON: one Product Object per line, blank lines skipped",
 };
 const CSV_BODY: RawBody = {
   types: { "text/csv": "csv" },
-  query: [RAW_SITE_ID, RAW_SITE_TYPE],
   what: "the CSV document itself, by the same rules as csvContent",
 };
-const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY];
+const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE];
+const EXPORT_TYPES = { "text/csv": "csv", "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" } as const;
 const IMPORTED = {
   description: "Products imported (or, with dryRun, checked and counted)",
   schema: ref("ImportSummary"),
   example: EXAMPLES.importSummary,
 };
-
-// The description of an import: `what` it takes, and the raw body it may take instead.
-const importing =
-  (what: string | ((limits: PublishedLimits) => string), raw?: RawBody) =>
-  (limits: PublishedLimits): string => {
-    const types = Object.keys(raw?.types ?? {});
-    const located =
-      raw?.types[types[0] ?? ""] === "csv" ? "row and column" : "`line` and a `pointer` into that line's product";
-    return (
-      `Imports ${typeof what === "string" ? what : what(limits)} into the token's default site, or the site the deprecated siteId and siteType name. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}` +
-      (raw === undefined
-        ? ""
-        : ` The body may instead be ${raw.what} (${types.join(" or ")}), streamed: decoded, checked and staged while it arrives, up to ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products, with the same promises (nothing is visible until the whole body has arrived and every product is valid; problems are located by ${located}). Its site is in the query.`)
-    );
-  };
-
-const find = (key: string) => `The product whose id is ${key}, else the one whose sku is (unless \`by\` says which).`;
 
 // Retrieve and delete of one key: `suffix` names the operations, `what` the product. GET and
 // DELETE on /bulk are the lookup of the key "bulk": the same operations, without productId.
@@ -116,22 +109,16 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
         action: "list",
         token: true,
         query: [SITE_ID, SITE_TYPE, LIMIT, CURSOR],
-        exports: {
-          types: { "text/csv": "csv", "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" },
-          query: [SITE_ID, SITE_TYPE],
-        },
+        // Served for the clients written before /bulk/export; published there only, so that the
+        // list's answer has one type for a client generated from the document.
+        exports: { types: EXPORT_TYPES, query: [SITE_ID, SITE_TYPE] },
         serve: serveList,
         doc: {
           operationId: "listProducts",
-          summary: "List a site's products, or export them all",
-          description:
-            "A page of the site's products in id order (by code point), in the retrieval shape. Walking the cursors returns every product that exists for the whole walk exactly once, whatever is written meanwhile; products written during the walk may or may not appear. With `Accept: text/csv` or `Accept: application/x-ndjson`, the answer is instead every product of the site as full Product Objects in the import formats (CSV with the spec's header, or one product a line), streamed: importing it back gives the same products (an empty description excepted in CSV, which cannot tell it from none). `limit` and `cursor` are for pages only.",
+          summary: "List a site's products, a page at a time",
+          description: LIST,
           tag: "Products",
-          answer: {
-            description: "A page, or the whole site as a CSV or NDJSON file",
-            schema: ref("ProductPage"),
-            example: EXAMPLES.productPage,
-          },
+          answer: { description: "A page", schema: ref("ProductPage"), example: EXAMPLES.productPage },
           storage: true,
         },
       }),
@@ -194,6 +181,26 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
           tag: "Import",
           answer: IMPORTED,
           request: { schema: "CsvImportRequest", example: EXAMPLES.importCsv },
+          storage: true,
+        },
+      }),
+    },
+  },
+  export: {
+    path: `${API_PREFIX}/bulk/export`,
+    methods: {
+      GET: operation({
+        action: "export",
+        token: true,
+        query: [SITE_ID, SITE_TYPE],
+        exports: { types: EXPORT_TYPES, query: [SITE_ID, SITE_TYPE], only: "csv" },
+        serve: serveList,
+        doc: {
+          operationId: "exportProducts",
+          summary: "Export a site's products as a CSV or NDJSON file",
+          description: EXPORTS,
+          tag: "Products",
+          answer: { description: "The whole site as a CSV or NDJSON file", schema: { type: "string" } },
           storage: true,
         },
       }),

@@ -38,6 +38,39 @@ export function siteFor(
   return site;
 }
 
+/** A site's two names, each given or not. */
+export interface SiteNames {
+  readonly siteId: string | undefined;
+  readonly siteType: string | undefined;
+}
+
+const SITE_NAMES = ["siteId", "siteType"] as const;
+
+/**
+ * The site names of an import: each from its query parameter or, deprecated, the JSON body's
+ * field (`body`), which must agree where both are given. An empty parameter, or two names that
+ * differ, is `VALIDATION_FAILED`; which site that makes is `siteFor`'s to say.
+ */
+export function importSiteNames(query: Readonly<Record<string, string>>, body?: SiteNames): SiteNames {
+  let problems: ProblemEntry[] | undefined;
+  const names: Record<string, string | undefined> = {};
+  for (const name of SITE_NAMES) {
+    const given = query[name];
+    const field = body?.[name];
+    if (given === "") {
+      (problems ??= []).push({ parameter: name, message: `Query parameter ${name} must not be empty` });
+    } else if (given !== undefined && field !== undefined && given !== field) {
+      const message = `Query parameter ${name} and the body's ${name} name different sites`;
+      (problems ??= []).push({ parameter: name, pointer: `/${name}`, message });
+    }
+    names[name] = given ?? field;
+  }
+  if (problems !== undefined) {
+    throw new CatalogError("VALIDATION_FAILED", "Invalid site of the import", { problems });
+  }
+  return { siteId: names.siteId, siteType: names.siteType };
+}
+
 /**
  * Checks the site parameters of a lookup or a list, where both are required: each missing (or
  * empty) one joins `problems`, the query's others, in one `VALIDATION_FAILED`.

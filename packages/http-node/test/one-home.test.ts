@@ -10,7 +10,7 @@ import { readEnvelope } from "../src/envelope.ts";
 import { ALLOW, actionOf, type Resource } from "../src/routes.ts";
 import { startTestServer } from "./support/test-server.ts";
 
-const KINDS: Resource["kind"][] = ["single", "bulk", "csv", "product", "health", "openapi", "metrics"];
+const KINDS: Resource["kind"][] = ["single", "bulk", "csv", "export", "product", "health", "openapi", "metrics"];
 const METHODS = ["GET", "HEAD", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "TRACE", "get", ""];
 
 describe("the route table", () => {
@@ -19,6 +19,7 @@ describe("the route table", () => {
       single: "GET, HEAD, POST",
       bulk: "GET, HEAD, DELETE, POST",
       csv: "POST",
+      export: "GET, HEAD",
       product: "GET, HEAD, DELETE",
       health: "GET, HEAD",
       openapi: "GET, HEAD",

@@ -37,7 +37,7 @@ describe("the route table", () => {
       const names = (published?.parameters ?? []).map(
         (p) => p.name ?? doc.components.parameters[(p.$ref ?? "").split("/").pop() ?? ""]?.name,
       );
-      const taken = [...(operation.query ?? []), ...(operation.body?.raw?.query ?? [])].map((p) => p.name);
+      const taken = (operation.query ?? []).map((p) => p.name);
       expect(names, `${method} ${path}`).toEqual(expect.arrayContaining(taken));
     }
   });
@@ -68,7 +68,7 @@ describe("the forms a request may take", () => {
     expect((await server.request("GET", `${BASE}/proto-type${query}`, { token: TOKENS.admin })).status).toBe(400);
   });
 
-  it("take the query parameters of their own form only", async () => {
+  it("take the query parameters of their operation, whatever the body's media type", async () => {
     const ndjson = { "content-type": "application/x-ndjson" };
     const raw = await server.request("POST", `${BASE}/bulk${query}&dryRun=true`, {
       token: TOKENS.admin,
@@ -76,14 +76,47 @@ describe("the forms a request may take", () => {
       body: `${JSON.stringify(product("form-1"))}\n`,
     });
     expect(await raw.json()).toMatchObject({ total: 1, dryRun: true });
-    // A JSON envelope names its site in the body; a raw body's parameters are unknown to it.
-    const envelope = await server.request("POST", `${BASE}/bulk${query}`, {
+    // A generic client sends the documented site parameters with a JSON envelope too.
+    const inQuery = await server.request("POST", `${BASE}/bulk${query}`, {
       token: TOKENS.admin,
-      json: { ...SITE_A, products: [product("form-2")] },
+      json: { products: [product("form-2")] },
     });
-    expect(await envelope.json()).toMatchObject({
+    expect(inQuery.status).toBe(200);
+    expect(inQuery.headers.get("deprecation")).toBeNull();
+    const both = await server.request("POST", `${BASE}/bulk/csv${query}`, {
+      token: TOKENS.admin,
+      json: {
+        ...SITE_A,
+        csvContent: "id,sku,title,available,featured_image,url\nform-3,F-3,T,true,https://i,https://u\n",
+      },
+    });
+    expect(both.status).toBe(200);
+    expect(both.headers.get("deprecation")).toBe("true");
+    const found = await server.request("GET", `${BASE}/form-2${query}`, { token: TOKENS.admin });
+    expect(found.status).toBe(200);
+    // One name from each place makes a site, as both from one would.
+    const split = await server.request("POST", `${BASE}/bulk?siteId=${SITE_A.siteId}`, {
+      token: TOKENS.admin,
+      json: { siteType: SITE_A.siteType, products: [product("form-4")] },
+    });
+    expect(split.status).toBe(200);
+    const differ = await server.request("POST", `${BASE}/bulk${query}`, {
+      token: TOKENS.admin,
+      json: { siteId: "shop-b", siteType: SITE_A.siteType, products: [product("form-5")] },
+    });
+    expect(differ.status).toBe(400);
+    expect(await differ.json()).toMatchObject({
       code: "VALIDATION_FAILED",
-      errors: [{ parameter: "siteId" }, { parameter: "siteType" }],
+      errors: [{ parameter: "siteId", pointer: "/siteId" }],
     });
+    const empty = await server.request("POST", `${BASE}/bulk?siteId=&siteType=shopify`, {
+      token: TOKENS.admin,
+      json: { products: [product("form-6")] },
+    });
+    expect(await empty.json()).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ parameter: "siteId" }] });
+    expect((await server.request("GET", `${BASE}/form-5${query}`, { token: TOKENS.admin })).status).toBe(400);
+    // An export takes the site only: a page's parameters are unknown to it.
+    const exported = await server.request("GET", `${BASE}/bulk/export${query}&limit=1`, { token: TOKENS.admin });
+    expect(await exported.json()).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ parameter: "limit" }] });
   });
 });

@@ -1,0 +1,35 @@
+// The longer descriptions of the route table's operations, apart from the table so that it stays
+// a table: what an import takes and where its site comes from, a lookup's rule, list and export.
+import { KEY_RULES } from "./openapi-components.ts";
+import type { PublishedLimits, RawBody } from "./operation.ts";
+
+/** The description of an import: `what` it takes, and the raw body it may take instead (whose site the query names). */
+export const importing =
+  (what: string | ((limits: PublishedLimits) => string), raw?: RawBody) =>
+  (limits: PublishedLimits): string => {
+    const types = Object.keys(raw?.types ?? {});
+    const located =
+      raw?.types[types[0] ?? ""] === "csv" ? "row and column" : "`line` and a `pointer` into that line's product";
+    const site =
+      raw === undefined
+        ? "the token's default site, or the site the deprecated siteId and siteType body fields name"
+        : "the site the siteId and siteType query parameters name (or, deprecated, the JSON body's fields), else the token's default site";
+    return (
+      `Imports ${typeof what === "string" ? what : what(limits)} into ${site}. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}` +
+      (raw === undefined
+        ? ""
+        : ` The body may instead be ${raw.what} (${types.join(" or ")}), streamed: decoded, checked and staged while it arrives, up to ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products, with the same promises (nothing is visible until the whole body has arrived and every product is valid; problems are located by ${located}).`)
+    );
+  };
+
+/** The rule of a lookup by `key`. */
+export const find = (key: string): string =>
+  `The product whose id is ${key}, else the one whose sku is (unless \`by\` says which).`;
+
+/** The description of the list. */
+export const LIST =
+  "A page of the site's products in id order (by code point), in the retrieval shape. Walking the cursors returns every product that exists for the whole walk exactly once, whatever is written meanwhile; products written during the walk may or may not appear. The whole site as a file is `exportProducts`; this path also answers it, for `Accept: text/csv` or `Accept: application/x-ndjson`, as it did before that operation had a path of its own.";
+
+/** The description of the export. */
+export const EXPORTS =
+  "Every product of the site as full Product Objects in the import formats, as `Accept` chooses: CSV with the spec's header (the default, when Accept names neither), or NDJSON, one product a line. Streamed: importing it back gives the same products (an empty description excepted in CSV, which cannot tell it from none).";
