@@ -1,0 +1,91 @@
+// Every request example of /openapi.json, sent as a client reading only the document would send
+// it (the demo site, a token, the parameters' examples), to a real server; every answer must be
+// one the document declares for its operation: the status, the media type, the body's schema.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  type Answer,
+  answerChecker,
+  type Document,
+  exchangeOf,
+  type Operation,
+  operationsOf,
+  parametersOf,
+  send,
+  startDemoServer,
+} from "./support/openapi-check.ts";
+
+let server: Awaited<ReturnType<typeof startDemoServer>>;
+let doc: Document;
+beforeAll(async () => {
+  server = await startDemoServer();
+  doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Document;
+});
+afterAll(() => server.close());
+
+// Imports first, so that lookups find what they name, and deletes last.
+const ORDER: Readonly<Record<string, number>> = { post: 0, get: 1, delete: 2 };
+// GET and DELETE on /bulk look up the key "bulk", which no example imports.
+const NOT_FOUND = new Set(["getProductBulk", "deleteProductBulk"]);
+
+// Every example parameter, and every required one (with its example): what a client copies.
+function exampleValues(op: Operation): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const param of parametersOf(doc, op)) {
+    if (param.in === "header" || param.example === undefined) continue;
+    values[param.name] = String(param.example);
+  }
+  return values;
+}
+
+it("answers every request example of the document as the document declares", async () => {
+  const operations = operationsOf(doc).sort((a, b) => (ORDER[a.method] ?? 9) - (ORDER[b.method] ?? 9));
+  const check = answerChecker(doc);
+  const seen: string[] = [];
+  for (const { path, method, op } of operations) {
+    const bodies = Object.entries(op.requestBody?.content ?? {}).map(([media, { example }]) => ({
+      media,
+      text: typeof example === "string" ? example : JSON.stringify(example),
+    }));
+    // An answer of several media types is asked for in each.
+    const accepts = Object.keys(op.responses["200"]?.content ?? {});
+    for (const body of bodies.length === 0 ? [undefined] : bodies) {
+      for (const accept of accepts.length > 1 ? accepts : [undefined]) {
+        const exchange = exchangeOf(path, method, op, exampleValues(op), body, accept);
+        const answer: Answer = await send(server.url, exchange);
+        const name = `${op.operationId} ${exchange.method} ${exchange.path} ${body?.media ?? ""} ${accept ?? ""}`;
+        seen.push(`${op.operationId} ${body?.media ?? accept ?? ""}`.trim());
+        expect(check(path, method, answer), `${name}\n${answer.text.slice(0, 500)}`).toEqual([]);
+        if (NOT_FOUND.has(op.operationId)) {
+          expect([answer.status, JSON.parse(answer.text).code], name).toEqual([400, "PRODUCT_NOT_FOUND"]);
+        } else {
+          expect(answer.status, `${name}\n${answer.text.slice(0, 500)}`).toBe(200);
+          if (accept !== undefined) expect(answer.contentType?.split(";")[0], name).toBe(accept);
+        }
+      }
+    }
+  }
+  expect(new Set(seen.map((sent) => sent.split(" ")[0])).size).toBe(operations.length);
+  expect(seen).toEqual(
+    expect.arrayContaining([
+      "importProduct application/json",
+      "importProducts application/x-ndjson",
+      "importCsv text/csv",
+      "exportProducts text/csv",
+      "exportProducts application/x-ndjson",
+    ]),
+  );
+  expect(server.errors).toEqual([]);
+});
+
+it("the checker refuses an answer the document does not declare", async () => {
+  const check = answerChecker(doc);
+  const list = "/external/product/v1";
+  const page = { products: [], nextCursor: null };
+  expect(check(list, "get", { status: 200, contentType: "application/json", text: JSON.stringify(page) })).toEqual([]);
+  expect(check(list, "get", { status: 200, contentType: "application/json", text: "{}" })).not.toEqual([]);
+  expect(check(list, "get", { status: 200, contentType: "text/csv", text: "id\n" })).not.toEqual([]);
+  expect(check(list, "get", { status: 418, contentType: "application/json", text: "{}" })).not.toEqual([]);
+  const problem = { type: "urn:x", title: "t", status: 400, detail: "d", code: "NOPE", errors: [], errorCount: 0 };
+  const text = JSON.stringify(problem);
+  expect(check(list, "get", { status: 400, contentType: "application/problem+json", text })).not.toEqual([]);
+});

@@ -1,0 +1,134 @@
+// Requests a schema-driven tester would make: for a few operations, parameter values drawn from
+// the schemas /openapi.json publishes, sent to a real server. Every answer is one the document
+// declares, and a request the document allows is not refused.
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  answerChecker,
+  type Document,
+  exchangeOf,
+  type Operation,
+  parametersOf,
+  type Schema,
+  send,
+  startDemoServer,
+} from "./support/openapi-check.ts";
+
+let server: Awaited<ReturnType<typeof startDemoServer>>;
+let doc: Document;
+let check: ReturnType<typeof answerChecker>;
+beforeAll(async () => {
+  server = await startDemoServer();
+  doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Document;
+  check = answerChecker(doc);
+});
+afterAll(() => server.close());
+
+// A value of a parameter's schema, as a query or path serializes it: the shapes the document's
+// parameters have (an enum, a boolean, a bounded integer, a string with a pattern or a length).
+function drawn(schema: Schema): fc.Arbitrary<string> {
+  if (schema.enum !== undefined) return fc.constantFrom(...schema.enum.map(String));
+  if (schema.type === "boolean") return fc.boolean().map(String);
+  if (schema.type === "integer") {
+    return fc.integer({ min: schema.minimum ?? -(2 ** 31), max: schema.maximum ?? 2 ** 31 }).map(String);
+  }
+  if (schema.type !== "string") throw new Error(`No arbitrary for the schema ${JSON.stringify(schema)}`);
+  const minLength = schema.minLength ?? 0;
+  if (schema.pattern !== undefined) {
+    return fc.stringMatching(new RegExp(schema.pattern, "u")).filter((value) => value.length >= minLength);
+  }
+  return fc.string({ unit: "grapheme", minLength, maxLength: 40 });
+}
+
+// Every parameter of the operation, drawn from its schema; optional ones may be left out. The
+// site is state, not schema (only configured sites exist): its parameters take their example,
+// both or neither, as their descriptions ask.
+function valuesOf(op: Operation): fc.Arbitrary<Record<string, string | undefined>> {
+  const params = parametersOf(doc, op).filter((param) => param.in !== "header");
+  const site = params.filter((param) => param.name === "siteId" || param.name === "siteType");
+  const others = params.filter((param) => !site.includes(param));
+  const siteValues = Object.fromEntries(site.map((param) => [param.name, String(param.example)]));
+  const siteArb = site.every((param) => param.required)
+    ? fc.constant(siteValues)
+    : fc.constantFrom(siteValues, {} as Record<string, string>);
+  const otherArb = fc.record(
+    Object.fromEntries(
+      others.map((param) => [
+        param.name,
+        param.required ? drawn(param.schema) : fc.option(drawn(param.schema), { nil: undefined }),
+      ]),
+    ),
+  );
+  return fc.tuple(siteArb, otherArb).map(([a, b]) => ({ ...a, ...b }));
+}
+
+function operation(path: string, method: string): Operation {
+  const op = doc.paths[path]?.[method];
+  if (op === undefined) throw new Error(`${method} ${path} is not in the document`);
+  return op;
+}
+
+// Sends what `values` makes of the operation; the answer must be declared, and one of `allowed`.
+async function exchange(
+  path: string,
+  method: string,
+  values: Record<string, string | undefined>,
+  allowed: (status: number, code: unknown) => boolean,
+  body?: { readonly media: string; readonly text: string },
+): Promise<void> {
+  const op = operation(path, method);
+  const sent = exchangeOf(path, method, op, values, body);
+  const answer = await send(server.url, sent);
+  const name = `${sent.method} ${sent.path} ${body?.media ?? ""}\n${answer.text.slice(0, 300)}`;
+  expect(check(path, method, answer), name).toEqual([]);
+  const code = answer.contentType === "application/problem+json" ? JSON.parse(answer.text).code : undefined;
+  expect(allowed(answer.status, code), name).toBe(true);
+}
+
+const LIST = "/external/product/v1";
+const ok = (status: number) => status === 200;
+
+describe("requests drawn from the document's schemas", () => {
+  it("listProducts: every page the parameters allow is answered", async () => {
+    await fc.assert(
+      fc.asyncProperty(valuesOf(operation(LIST, "get")), (values) => exchange(LIST, "get", values, ok)),
+      { numRuns: 150 },
+    );
+  });
+
+  it("getProduct and deleteProduct: any key is a product or PRODUCT_NOT_FOUND", async () => {
+    const path = `${LIST}/{productId}`;
+    const found = (status: number, code: unknown) => status === 200 || code === "PRODUCT_NOT_FOUND";
+    for (const method of ["get", "delete"]) {
+      await fc.assert(
+        fc.asyncProperty(valuesOf(operation(path, method)), (values) => exchange(path, method, values, found)),
+        { numRuns: 100 },
+      );
+    }
+  });
+
+  it("importProducts and importCsv: the example bodies under any query are imported", async () => {
+    for (const path of [`${LIST}/bulk`, `${LIST}/bulk/csv`]) {
+      const op = operation(path, "post");
+      const bodies = Object.entries(op.requestBody?.content ?? {}).map(([media, { example }]) => ({
+        media,
+        text: typeof example === "string" ? example : JSON.stringify(example),
+      }));
+      await fc.assert(
+        fc.asyncProperty(valuesOf(op), fc.constantFrom(...bodies), (values, body) =>
+          exchange(path, "post", values, ok, body),
+        ),
+        { numRuns: 100 },
+      );
+    }
+  });
+
+  it("exportProducts: the site as a file, in a declared media type", async () => {
+    const path = `${LIST}/bulk/export`;
+    await fc.assert(
+      fc.asyncProperty(valuesOf(operation(path, "get")), (values) => exchange(path, "get", values, ok)),
+      { numRuns: 20 },
+    );
+    expect(server.errors).toEqual([]);
+  });
+});
