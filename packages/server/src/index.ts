@@ -9,6 +9,7 @@ export {
   type ServerConfig,
   type StorageConfig,
 } from "./config.ts";
+export { createErrorLog, type ErrorLog, type LoggedError, loggedError } from "./error-log.ts";
 export { createMetrics, type ServerMetrics } from "./metrics.ts";
 export { metricsListener } from "./metrics-listener.ts";
 export { openStore } from "./open-store.ts";

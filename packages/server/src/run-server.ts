@@ -12,6 +12,7 @@ import { type AccessLog, createAccessLog } from "./access-log.ts";
 import { ConfigError, loadConfig, type ServerConfig } from "./config.ts";
 import { demoBanner, demoConfig } from "./demo.ts";
 import { readEnvironment } from "./environment.ts";
+import { createErrorLog, type ErrorLog } from "./error-log.ts";
 import { createMetrics, type ServerMetrics } from "./metrics.ts";
 import { metricsListener } from "./metrics-listener.ts";
 import { openStore } from "./open-store.ts";
@@ -22,17 +23,18 @@ function optional<K extends string>(key: K, value: number | undefined): { [P in 
   return value === undefined ? {} : ({ [key]: value } as { [P in K]?: number });
 }
 
-// One callback per answered request for both: the handler calls it after the answer is handed over.
+// One callback per answered request for all: the handler calls it after the answer is handed over.
 function observer(
   accessLog: AccessLog | undefined,
   metrics: ServerMetrics | undefined,
-): ((entry: AccessLogEntry) => void) | undefined {
-  if (accessLog === undefined || metrics === undefined) return accessLog?.log ?? metrics?.observe;
-  const { log } = accessLog;
-  const { observe } = metrics;
+  errorLog: ErrorLog,
+): (entry: AccessLogEntry) => void {
+  const log = accessLog?.log;
+  const observe = metrics?.observe;
   return (entry) => {
-    log(entry);
-    observe(entry);
+    log?.(entry);
+    observe?.(entry);
+    errorLog.observe(entry);
   };
 }
 
@@ -41,8 +43,8 @@ function createHandler(
   config: ServerConfig,
   accessLog: AccessLog | undefined,
   metrics: ServerMetrics | undefined,
+  errorLog: ErrorLog,
 ): CatalogHandler {
-  const observe = observer(accessLog, metrics);
   const options: HandlerOptions = {
     tokens: config.tokens,
     maxBodyBytes: config.limits.maxBodyBytes,
@@ -52,11 +54,11 @@ function createHandler(
     ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),
     ...optional("bodyIdleTimeoutMs", config.limits.bodyIdleTimeoutMs),
     notFoundStatus: config.notFoundStatus,
-    ...(observe === undefined ? {} : { accessLog: observe }),
+    accessLog: observer(accessLog, metrics, errorLog),
     ...(metrics !== undefined && config.metrics === true ? { metrics: metrics.render } : {}),
-    onError: (error) => {
+    onError: (error, req) => {
       if (isCatalogError(error, "STORAGE_UNAVAILABLE")) metrics?.storageError();
-      console.error("Request failed:", error);
+      errorLog.failed(error, req);
     },
   };
   return createCatalogHandler(catalog, options);
@@ -92,7 +94,8 @@ async function serve(): Promise<void> {
   const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;
   if (accessLog !== undefined) process.on("exit", accessLog.flush);
   const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats(), store);
-  const handler = createHandler(catalog, config, accessLog, metrics);
+  const errorLog = createErrorLog((line) => process.stderr.write(line));
+  const handler = createHandler(catalog, config, accessLog, metrics, errorLog);
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
       await catalog.close(); // an open store connection would keep the failed process alive
@@ -118,5 +121,6 @@ async function serve(): Promise<void> {
       `Configuration ${configFile}: ${sites.length} site(s), ${tokens.length} token(s), ${storage.adapter} storage\n`,
     );
   }
-  catalog.checkHealth().catch((error: unknown) => console.error("Warning: the storage does not answer yet:", error));
+  // Not a request: an outage that starts here counts no failed request, and the first answer ends it.
+  catalog.checkHealth().catch((error: unknown) => errorLog.failed(error));
 }
