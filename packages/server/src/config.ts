@@ -14,9 +14,12 @@ import {
   siteKey,
 } from "@catalog-kit/catalog-core";
 import {
+  DEFAULT_BODY_BUDGET_FACTOR,
+  DEFAULT_BODY_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_IMPORTS,
   DEFAULT_MAX_STREAM_BYTES,
+  DEFAULT_MAX_UPLOADS_PER_TOKEN,
   HEX_SHA256,
   hasOneSecret,
   isTokenSite,
@@ -120,10 +123,10 @@ export const ConfigSchema = v.strictObject({
       // by bodyIdleTimeoutMs and held to their own token's uploads meanwhile.
       requestTimeoutMs: v.optional(Count, DEFAULT_REQUEST_TIMEOUT_MS),
       maxConcurrentImports: v.optional(Count, DEFAULT_MAX_CONCURRENT_IMPORTS),
-      maxUploadsPerToken: v.optional(Count),
-      // Its default follows maxBodyBytes, so the handler applies it.
+      maxUploadsPerToken: v.optional(Count, DEFAULT_MAX_UPLOADS_PER_TOKEN),
+      // Its default follows maxBodyBytes: parseConfig fills it in, so that it is shown with the others.
       bodyBytesInFlight: v.optional(Count),
-      bodyIdleTimeoutMs: v.optional(Count),
+      bodyIdleTimeoutMs: v.optional(Count, DEFAULT_BODY_IDLE_TIMEOUT_MS),
     }),
     {},
   ),
@@ -204,13 +207,15 @@ function checkReferences(config: ServerConfig): string[] {
   return issues;
 }
 
-/** Validates a parsed configuration; throws `ConfigError` naming every bad key path. */
+/** Validates a parsed configuration, every default filled in; throws `ConfigError` naming every bad key path. */
 export function parseConfig(input: unknown, source = "configuration"): ServerConfig {
   const result = v.safeParse(ConfigSchema, input);
   if (!result.success) throw new ConfigError(source, result.issues.map(describe));
   const issues = checkReferences(result.output);
   if (issues.length > 0) throw new ConfigError(source, issues);
-  return result.output;
+  const { limits } = result.output;
+  const bodyBytesInFlight = limits.bodyBytesInFlight ?? DEFAULT_BODY_BUDGET_FACTOR * limits.maxBodyBytes;
+  return { ...result.output, limits: { ...limits, bodyBytesInFlight } };
 }
 
 /** Reads and validates a JSON configuration file. */

@@ -32,12 +32,18 @@ describe("parseConfig", () => {
         maxStreamBytes: 1_073_741_824,
         maxProductsPerStream: 10_000_000,
         requestTimeoutMs: 600_000,
+        maxUploadsPerToken: 2,
+        bodyBytesInFlight: 4 * 52428800,
+        bodyIdleTimeoutMs: 10_000,
       },
       idempotency: { retentionMs: 86_400_000 },
       notFoundStatus: 400,
       accessLog: true,
       metrics: true,
     });
+    // The budget follows the body limit unless it is given.
+    const small = parseConfig({ ...contractExample, limits: { maxBodyBytes: 1_000 } });
+    expect(small.limits.bodyBytesInFlight).toBe(4_000);
     const minimal = parseConfig({ sites: contractExample.sites, tokens: [{ token: "t", sites: "*" }] });
     expect(minimal).toMatchObject({
       storage: { adapter: "memory" },
