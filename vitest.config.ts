@@ -6,7 +6,12 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/test/**/*.test.ts", "bench/test/**/*.test.ts"],
+    include: [
+      "test/**/*.test.ts",
+      "packages/*/test/**/*.test.ts",
+      "examples/test/**/*.test.ts",
+      "bench/test/**/*.test.ts",
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
