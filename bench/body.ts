@@ -94,8 +94,8 @@ export interface Answer {
 }
 
 /**
- * POSTs a body with the access token: a Buffer with its Content-Length, or chunks produced while
- * they are sent (chunked transfer encoding), gzipped on the way when asked.
+ * POSTs a body with the access token (and `extra.headers`): a Buffer with its Content-Length, or
+ * chunks produced while they are sent (chunked transfer encoding), gzipped on the way when asked.
  */
 export function post(
   server: Standalone,
@@ -103,14 +103,19 @@ export function post(
   path: string,
   contentType: string,
   body: Buffer | AsyncIterable<Buffer>,
-  gzip = false,
+  extra: { readonly gzip?: boolean; readonly headers?: Readonly<Record<string, string>> } = {},
 ): Promise<Answer> {
+  const gzip = extra.gzip === true;
   const started = performance.now();
   let lastByte = Number.NaN;
   let wireBytes = 0;
   let answered = false;
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { "x-service-access-token": token, "content-type": contentType };
+    const headers: Record<string, string | number> = {
+      ...extra.headers,
+      "x-service-access-token": token,
+      "content-type": contentType,
+    };
     if (gzip) headers["content-encoding"] = "gzip";
     if (Buffer.isBuffer(body) && !gzip) headers["content-length"] = body.length;
     const req = request(new URL(path, server.url), { method: "POST", headers }, (res) => {

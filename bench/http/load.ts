@@ -27,6 +27,10 @@ export interface Measured {
   readonly storeMicros?: number;
 }
 
+// Keys unique to this process and run, so that no keyed request can meet a key recorded before.
+const KEY_RUN = `bench-${process.pid}-${Date.now().toString(36)}`;
+let keys = 0;
+
 const getScript = writeGetScript(work, getPaths, { "x-service-access-token": TOKEN });
 
 /** GETs through wrk: what the server sustained; throws when any request failed. */
@@ -62,6 +66,7 @@ async function loadWithAutocannon(server: Running, spec: Load): Promise<Measured
   const cpuBefore = server.cpuSeconds();
   const generatorBefore = process.cpuUsage();
   let next = 0;
+  let replayed = 0;
   const result = await autocannon({
     url: `${url}${spec.path}`,
     connections: spec.connections,
@@ -72,15 +77,27 @@ async function loadWithAutocannon(server: Running, spec: Load): Promise<Measured
         method: spec.method,
         setupRequest: (request) => {
           const n = next++;
-          if (spec.bodies) return { ...request, body: spec.bodies[n % spec.bodies.length] as unknown as string };
+          const headers = spec.keyed
+            ? { ...request.headers, "idempotency-key": `${KEY_RUN}-${keys++}` }
+            : request.headers;
+          if (spec.bodies)
+            return { ...request, headers, body: spec.bodies[n % spec.bodies.length] as unknown as string };
           return { ...request, path: getPaths[n % getPaths.length] as string };
         },
+        // A replay would be an answer from a record, not an import: the load would measure nothing.
+        ...(spec.keyed
+          ? {
+              onResponse: (_status, _body, _context, headers) => {
+                if (headers?.["idempotent-replayed"] !== undefined) replayed++;
+              },
+            }
+          : {}),
       },
     ],
   });
-  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
+  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0 || replayed > 0) {
     throw new Error(
-      `${url}${spec.path}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`,
+      `${url}${spec.path}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts, ${replayed} replayed`,
     );
   }
   const cpuAfter = server.cpuSeconds();

@@ -56,6 +56,8 @@ export interface Load {
   readonly connections: number;
   readonly seconds: number;
   readonly bodies?: readonly Buffer[];
+  /** A fresh `Idempotency-Key` header on every request (a prefix of the run, then a counter). */
+  readonly keyed?: boolean;
 }
 
 /** How the rows name the GETs' load generator. */
@@ -71,6 +73,8 @@ export const BULK: Load = {
   seconds: postSeconds,
   bodies: bulkBodies,
 };
+/** POST bulk of 1,000 products, 10 connections, each request with an `Idempotency-Key` never sent before. */
+export const BULK_KEYED: Load = { ...BULK, keyed: true };
 /** POST CSV of 1,000 rows, 10 connections. */
 export const CSV: Load = {
   path: "/external/product/v1/bulk/csv",

@@ -3,12 +3,14 @@
 // load generator on one thread, when installed; autocannon otherwise), POSTs through autocannon.
 // The product runs twice: the handler alone on startServer, and the standalone server exactly as
 // `npm start` runs it (its CLI, a configuration file, the access log on, every default). On
-// PostgreSQL, the standalone server only, against the same server on Redis.
+// PostgreSQL, the standalone server only, against the same server on Redis. On Redis, the bulk
+// import with a fresh Idempotency-Key on every request against the same without one.
 // The servers and the load live in ../http/; this is the run's outline and its rows.
 import { spawnSync } from "node:child_process";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
+import { keyRows } from "../http/key.ts";
 import { alternate, compare } from "../http/load.ts";
 import { postgresRows } from "../http/postgres.ts";
 import { type Running, startNpmStart, startServer } from "../http/servers.ts";
@@ -31,12 +33,12 @@ import { emit, progress, type Row } from "../report.ts";
 import { unavailableNote } from "../rig.ts";
 import { KEY_PREFIX, SITE } from "../servers/shared.ts";
 
-/** `--only memory|redis|postgres` and `--only get|bulk|csv` (repeatable) narrow the run; a kind not named is not narrowed. */
+/** `--only memory|redis|postgres` and `--only get|bulk|csv|key` (repeatable) narrow the run; a kind not named is not narrowed. */
 const wanted = (name: string, kind: readonly string[]) => {
   const named = only?.filter((o) => kind.includes(o)) ?? [];
   return named.length === 0 || named.includes(name);
 };
-const PARTS = ["get", "bulk", "csv"];
+const PARTS = ["get", "bulk", "csv", "key"];
 const STORAGES = ["memory", "redis", "postgres"];
 
 const rows: Row[] = [];
@@ -65,6 +67,8 @@ try {
   for (const storage of ["memory", "redis"] as const) {
     if (!wanted(storage, STORAGES)) continue;
     if (storage === "redis" && redis === undefined) continue;
+    // The keyed import needs a store that records keys: Redis here.
+    if (!PARTS.some((part) => wanted(part, PARTS) && (part !== "key" || storage === "redis"))) continue;
     const args = ["--storage", storage, "--redis-url", redis?.url ?? "", "--preload", String(stored)];
     const catalog = await startServer("servers/catalog.ts", args);
     const fastify = await startServer("servers/fastify.ts", args);
@@ -176,6 +180,9 @@ try {
         ratio: csvFigures.ratio,
         note: csvFigures.note,
       });
+    }
+    if (storage === "redis" && redis !== undefined && wanted("key", PARTS)) {
+      rows.push(...(await keyRows(catalog, redis.url)));
     }
     await catalog.stop();
     await fastify.stop();

@@ -5,7 +5,8 @@
 // storage, a fresh server (and on Redis a fresh redis-server) and a fresh site for every case, so
 // that each peak RSS is that case's. Beside them, in the same run: today's buffered bulk JSON
 // import of the same products into the same storage, 1,000 a request. Last, the same NDJSON into
-// Redis with one invalid product on its very last line: refused whole, naming that line. And the
+// Redis with one invalid product on its very last line: refused whole, naming that line. The same
+// NDJSON into Redis with an Idempotency-Key header, against the NDJSON case without one. And the
 // same NDJSON as a file on disk, sent by the `catalog-kit import` command against `curl -T`.
 // Into PostgreSQL the NDJSON only, against its floor (a bare COPY of the same rows into the same
 // server) and against the Redis adapter's NDJSON case of the same run.
@@ -31,11 +32,11 @@ import { budget, CASES, type CaseName, configOf, count, fixed, megabytes, only }
 // refusal of a bad last line matters most where the staging lives outside the process.
 const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
   memory: ["ndjson", "csv", "gzip", "cli"],
-  redis: ["ndjson", "csv", "bad-row", "cli"],
+  redis: ["ndjson", "key", "csv", "bad-row", "cli"],
   postgres: ["ndjson"],
 };
 
-/** `--only memory|redis|postgres` and `--only ndjson|csv|gzip|bad-row|cli` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres` and `--only ndjson|key|csv|gzip|bad-row|cli` (repeatable) narrow the run. */
 function wanted(storage: Storage, name?: CaseName): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o): o is Storage => (STORAGES as readonly string[]).includes(o));
@@ -46,6 +47,8 @@ function wanted(storage: Storage, name?: CaseName): boolean {
 
 /** The Redis adapter's NDJSON case, a baseline of the PostgreSQL rows. */
 let redisNdjson: Measured | undefined;
+/** The keyed case's `Idempotency-Key`: unique to this run. */
+const KEY = `bench-stream-${process.pid}-${Date.now().toString(36)}`;
 
 // Per storage: the NDJSON body, then the buffered baseline of the same products, then the others.
 for (const storage of ["memory", "redis"] as const) {
@@ -55,13 +58,19 @@ for (const storage of ["memory", "redis"] as const) {
     continue;
   }
   const subjects = CASES_OF[storage].filter((name) => name !== "bad-row" && name !== "cli" && wanted(storage, name));
+  // The keyed case is measured against the NDJSON case, which runs for it when not asked for.
+  const forKeyOnly = subjects.includes("key") && !subjects.includes("ndjson");
+  if (forKeyOnly) subjects.unshift("ndjson");
   const measured = new Map<CaseName, Measured>();
   const runStream = (name: CaseName) =>
     guarded(`streamed ${LABEL[name]}, ${storage}`, async () => {
       progress(`${storage}: streamed ${LABEL[name]}, up to ${fixed(megabytes(budget), 0)} MB`);
       const rigged = await startRig(storage, name, configOf);
       try {
-        const streamed = await streamCase(rigged, name === "csv" ? "csv" : "ndjson", { gzip: name === "gzip" });
+        const streamed = await streamCase(rigged, name === "csv" ? "csv" : "ndjson", {
+          gzip: name === "gzip",
+          ...(name === "key" ? { key: KEY } : {}),
+        });
         requireImported(streamed.measured, `${storage} ${name}`);
         const m = storage === "memory" ? await withHeap(rigged.server, streamed.measured) : streamed.measured;
         measured.set(name, m);
@@ -71,12 +80,14 @@ for (const storage of ["memory", "redis"] as const) {
       }
     });
   if (subjects.includes("ndjson")) await runStream("ndjson");
+  // Right after the case it is measured against, so that the two see the machine alike.
+  if (subjects.includes("key")) await runStream("key");
   if (storage === "redis") redisNdjson = measured.get("ndjson");
   let baseline: Measured | undefined;
   // The same products as the NDJSON body (or as many as would about fill the budget), buffered.
   const products = measured.get("ndjson")?.products ?? Math.floor(budget / 880);
   const baselineName = `buffered bulk JSON over HTTP, the same ${count(products)} products, 1,000 a request, ${CONNECTIONS} connections`;
-  if (subjects.length > 0) {
+  if (subjects.some((name) => name !== "key" && !(forKeyOnly && name === "ndjson"))) {
     await guarded(`buffered bulk JSON import, ${storage}`, async () => {
       progress(`${storage}: buffered bulk JSON, ${count(products)} products`);
       const rigged = await startRig(storage, "buffered", configOf);
@@ -88,15 +99,17 @@ for (const storage of ["memory", "redis"] as const) {
       progress(`  ${count(Math.round(rate(baseline)))} products/s, ${describe(baseline)}`);
     });
   }
-  for (const name of subjects) if (name !== "ndjson") await runStream(name);
+  for (const name of subjects) if (name !== "ndjson" && name !== "key") await runStream(name);
   for (const [name, m] of measured) {
     const ndjson = measured.get("ndjson");
     const rows =
       name === "gzip" && ndjson !== undefined
         ? streamRows(storage, name, m, ndjson, "the same body uncompressed")
-        : baseline === undefined
-          ? []
-          : streamRows(storage, name, m, baseline, baselineName);
+        : name === "key" && ndjson !== undefined
+          ? streamRows(storage, name, m, ndjson, "the same body without the header, fresh server and redis-server")
+          : baseline === undefined
+            ? []
+            : streamRows(storage, name, m, baseline, baselineName);
     for (const row of rows) emit(row);
   }
   if (CASES_OF[storage].includes("bad-row") && wanted(storage, "bad-row")) {

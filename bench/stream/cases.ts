@@ -77,11 +77,11 @@ export async function measure(
 const CONTENT_TYPE: Readonly<Record<Format, string>> = { ndjson: "application/x-ndjson", csv: "text/csv" };
 const PATH: Readonly<Record<Format, string>> = { ndjson: `${API}/bulk`, csv: `${API}/bulk/csv` };
 
-/** One streamed body into a fresh site of a fresh server; the rig is left running for checks. */
+/** One streamed body into a fresh site of a fresh server (with `key` as its `Idempotency-Key`); the rig is left running for checks. */
 export async function streamCase(
   rigged: Rig,
   format: Format,
-  options: { gzip?: boolean; badLast?: boolean } = {},
+  options: { gzip?: boolean; badLast?: boolean; key?: string } = {},
 ): Promise<{ measured: Measured; produced: Produced; site: Site }> {
   const site = takeSite();
   const produced: Produced = { products: 0, bytes: 0, lastLine: 0 };
@@ -98,7 +98,10 @@ export async function streamCase(
         path,
         CONTENT_TYPE[format],
         bodyOf(format, produced, { maxBytes: budget, badLast: options.badLast === true }),
-        options.gzip === true,
+        {
+          gzip: options.gzip === true,
+          ...(options.key === undefined ? {} : { headers: { "idempotency-key": options.key } }),
+        },
       ),
   );
   return { measured: { ...measured, products: produced.products, bytes: produced.bytes }, produced, site };

@@ -36,6 +36,7 @@ export function describe(m: Measured): string {
 export const LABEL: Readonly<Record<CaseName, string>> = {
   cli: "NDJSON file sent by `catalog-kit import FILE` (the command's source under tsx, progress lines on a pipe)",
   ndjson: "NDJSON import",
+  key: "NDJSON import with an Idempotency-Key header",
   csv: "CSV import",
   gzip: "gzipped NDJSON import (Content-Encoding: gzip, level 1)",
   "bad-row": "NDJSON import with an invalid last line",
@@ -50,6 +51,14 @@ export function sizeLabel(m: Measured): string {
 export function subjectOf(storage: Storage, name: CaseName, m: Measured): string {
   const request = name === "cli" ? "one request with a Content-Length" : "one chunked request";
   return `streamed ${LABEL[name]} over HTTP, ${storage}, ${sizeLabel(m)} in ${request}, ${SERVER}`;
+}
+
+// A streamed NDJSON import into Redis is to be at least as fast as the buffered one; with a key,
+// it may cost at most 5 % more than the same body without one.
+function targetOf(storage: Storage, name: CaseName): Pick<Row, "target"> {
+  if (storage === "redis" && name === "ndjson") return { target: { label: ">= 1.0x", minRatio: 1 } };
+  if (name === "key") return { target: { label: ">= 0.95x", minRatio: 0.95 } };
+  return {};
 }
 
 /** A case's rows against its baseline: rate, peak RSS, CPU per product (`--cpu-rows`), memory above the heap, longest script call. */
@@ -68,8 +77,7 @@ export function streamRows(
       unit: "products/s",
       baseline: { name: baselineName, figure: rate(baseline), unit: "products/s" },
       ratio: rate(m) / rate(baseline),
-      // A streamed NDJSON import into Redis is to be at least as fast as the buffered one.
-      ...(storage === "redis" && name === "ndjson" ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
+      ...targetOf(storage, name),
       note: `${describe(m)}; baseline: ${describe(baseline)}`,
     },
   ];
