@@ -115,17 +115,18 @@ async function loadWithAutocannon(server: Running, spec: Load): Promise<Measured
   };
 }
 
-/** Runs each contender once per round, in turn; returns every contender's per-round rates. */
+/** Runs each contender once per round (`times` rounds), in turn; returns every contender's per-round rates. */
 export async function alternate(
   name: string,
   contenders: Record<string, [Running, Load]>,
+  times = rounds,
 ): Promise<Map<string, Measured[]>> {
   const rates = new Map<string, Measured[]>(Object.keys(contenders).map((key) => [key, []]));
   // Untimed load first, so that every server is compiled and warm when its rounds start.
   if (!quick) for (const [server, spec] of Object.values(contenders)) await load(server, { ...spec, seconds: 2 });
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < times; round++) {
     for (const [key, [server, spec]] of Object.entries(contenders)) {
-      progress(`${name}: ${key}, round ${round + 1} of ${rounds}, ${spec.seconds} s`);
+      progress(`${name}: ${key}, round ${round + 1} of ${times}, ${spec.seconds} s`);
       rates.get(key)?.push(await load(server, spec));
     }
   }
