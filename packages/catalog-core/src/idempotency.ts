@@ -99,11 +99,19 @@ export async function runKeyed<T extends SummaryCounts>(
     await drain();
     return replayOf(claim.record, key);
   }
+  let result: T;
   try {
-    return await run();
-  } finally {
+    result = await run();
+  } catch (error) {
     await claim.release().catch(() => {});
+    throw error;
   }
+  // The commit recorded the key, which every claim reads first: the claim no longer decides any
+  // answer, so the import is answered without waiting for it to be let go (a round trip that
+  // queues behind other imports' writes).
+  const release = claim.release().catch(() => {});
+  if (result.dryRun !== false) await release;
+  return result;
 }
 
 /** How a call tells its fingerprint, and reads the rest of its body when it is answered from a record. */
