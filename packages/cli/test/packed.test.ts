@@ -3,7 +3,7 @@
 // workspace): the installed command's version and help, `catalog-kit serve` answering on the
 // memory store, and `import` and `export` against it.
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -92,6 +92,14 @@ it("npm install of the packed cli gives a catalog-kit that serves, imports and e
     expect(JSON.parse(imported.stdout)).toMatchObject({ total: 1, created: 1 });
     const exported = await command(["export", "--site", "demo/demo", "--format", "ndjson"], site);
     expect(JSON.parse(exported.stdout)).toMatchObject(product);
+
+    // The README's in-process snippet, as plain JavaScript on the installed packages.
+    const readme = await readFile(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("\n## Use it in-process\n"));
+    const block = (lang: string) => new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, "m").exec(section)?.[1] ?? "";
+    await writeFile(join(dir, "snippet.mjs"), block("ts"));
+    const snippet = await run(process.execPath, ["snippet.mjs"], { cwd: dir, env, timeout: 30_000 });
+    expect(snippet.stdout).toBe(block("text"));
     server.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(err).toBe("");
