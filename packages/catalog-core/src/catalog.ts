@@ -194,8 +194,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
     if (key === undefined) return runImport(store, site, source, engine);
     const given = options.fingerprint;
     const fingerprint = once(typeof given === "string" ? () => given : (given ?? call.fingerprint));
-    return runKeyed(store, site, { key, fingerprint }, policy, call.drain, () =>
-      runImport(store, site, source, { ...engine, key: { key, fingerprint, retainMs: policy.retentionMs } }),
+    return runKeyed(store, site, { key, fingerprint }, policy, call.drain, (claimed) =>
+      runImport(store, site, source, {
+        ...engine,
+        key: { key, fingerprint, retainMs: policy.retentionMs, claimed },
+      }),
     );
   }
 

@@ -23,8 +23,11 @@ export interface EngineOptions extends WriteOptions {
   readonly limit: number;
   /** A replace with no products is refused unless this is true. */
   readonly allowEmpty?: boolean;
-  /** The idempotency key the commit records (a dry run records none), kept `retainMs`. */
-  readonly key?: ImportKey & { readonly retainMs: number };
+  /**
+   * The idempotency key the commit records (a dry run records none), kept `retainMs`; nothing is
+   * written before `claimed` resolves (the key's claim, asked while the records are checked).
+   */
+  readonly key?: ImportKey & { readonly retainMs: number; readonly claimed: Promise<void> };
 }
 
 // Products handed to the store at once: a few megabytes in memory, and several of a networked
@@ -93,6 +96,11 @@ export async function runImport(
   let positions: number[] = [];
   let count = 0;
 
+  async function begin(): Promise<StagedImport> {
+    await options.key?.claimed;
+    return store.beginImport(site, write);
+  }
+
   // One add in flight while the next chunk is decoded; the catalog never calls the store twice at once.
   async function settle(): Promise<void> {
     const last = pending;
@@ -101,7 +109,7 @@ export async function runImport(
   }
   async function flush(): Promise<void> {
     await settle();
-    staged ??= await store.beginImport(site, write);
+    staged ??= await begin();
     pending = staged.add(products, positions);
     pending.catch(() => {}); // awaited by the next settle()
     products = [];
@@ -141,7 +149,7 @@ export async function runImport(
     if (count === 0 && replace && !options.allowEmpty) throw emptyReplace();
     if (products.length > 0) await flush();
     await settle();
-    staged ??= await store.beginImport(site, write);
+    staged ??= await begin();
     const { key } = options;
     const result = await staged.commit(
       key && !dryRun ? { key: key.key, fingerprint: key.fingerprint(), retainMs: key.retainMs } : undefined,

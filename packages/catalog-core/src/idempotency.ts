@@ -73,51 +73,69 @@ export function replayOf(record: KeyRecord, key: ImportKey): SummaryCounts & { r
   return { total: created + updated + unchanged, ...record.counts, dryRun: false, replayed: true };
 }
 
+const inUse = (key: ImportKey) =>
+  new CatalogError(
+    "IDEMPOTENCY_KEY_IN_USE",
+    `A request with idempotency key "${key.key}" is still running; send it again once it has ended`,
+  );
+
 /**
  * Runs `run` under `key`: refused with `IDEMPOTENCY_KEY_IN_USE` while another request holds it,
  * answered from the record (after `drain` has read the body, for its fingerprint) once an import
- * committed with it, else run with the key claimed, and the claim let go however it ends.
+ * committed with it, else run with the key claimed, and the claim let go however it ends. A body
+ * already in memory (`drain` undefined) is checked while the claim is on its way: `run` is given
+ * the claim's promise, which it awaits before its first write.
  */
 export async function runKeyed<T extends SummaryCounts>(
   store: CatalogStore,
   site: Site,
   key: ImportKey,
   policy: KeyPolicy,
-  drain: () => Promise<void>,
-  run: () => Promise<T>,
+  drain: (() => Promise<void>) | undefined,
+  run: (claimed: Promise<void>) => Promise<T>,
 ): Promise<T | (SummaryCounts & { replayed: true })> {
   const problem = keyProblem(key.key);
   if (problem !== undefined) throw invalidOption("idempotencyKey", problem);
-  const claim = await store.claimKey(site, key.key, policy.leaseMs);
-  if (claim.state === "busy") {
-    throw new CatalogError(
-      "IDEMPOTENCY_KEY_IN_USE",
-      `A request with idempotency key "${key.key}" is still running; send it again once it has ended`,
-    );
+  const claiming = store.claimKey(site, key.key, policy.leaseMs);
+  if (drain !== undefined) {
+    // A stream is read once: it waits for the claim before a byte of it is read.
+    const claim = await claiming;
+    if (claim.state === "busy") throw inUse(key);
+    if (claim.state === "recorded") {
+      await drain();
+      return replayOf(claim.record, key);
+    }
   }
-  if (claim.state === "recorded") {
-    await drain();
-    return replayOf(claim.record, key);
-  }
+  const claimed = claiming.then((claim) => {
+    if (claim.state !== "claimed") throw inUse(key);
+  });
+  claimed.catch(() => {});
   let result: T;
   try {
-    result = await run();
+    result = await run(claimed);
   } catch (error) {
+    const claim = await claiming;
+    // The key decides first: a request that is another's retry gets that import's answer.
+    if (claim.state === "busy") throw inUse(key);
+    if (claim.state === "recorded") return replayOf(claim.record, key);
     await claim.release().catch(() => {});
     throw error;
   }
   // The commit recorded the key, which every claim reads first: the claim no longer decides any
   // answer, so the import is answered without waiting for it to be let go (a round trip that
   // queues behind other imports' writes).
+  const claim = await claiming;
+  if (claim.state !== "claimed") throw new TypeError("an import ran without its key's claim");
   const release = claim.release().catch(() => {});
   if (result.dryRun !== false) await release;
   return result;
 }
 
-/** How a call tells its fingerprint, and reads the rest of its body when it is answered from a record. */
+/** How a call tells its fingerprint, and reads the rest of a streamed body when it is answered from a record. */
 export interface CallPrint {
   readonly fingerprint: () => string;
-  readonly drain: () => Promise<void>;
+  /** Absent for a body already in memory. */
+  readonly drain?: () => Promise<void>;
 }
 
 /** A fingerprint computed once, when first asked for (a hash can be read only once). */
@@ -144,7 +162,6 @@ export function valuePrint(parts: readonly string[], body: unknown): CallPrint {
       }
       return print.part(text).digest();
     }),
-    drain: async () => {},
   };
 }
 

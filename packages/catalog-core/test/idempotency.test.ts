@@ -111,4 +111,48 @@ describe("idempotencyKey", () => {
       { numRuns: 100 },
     );
   });
+
+  it("checks a body in memory while the claim is on its way, and writes nothing before it is granted", async () => {
+    const site = { siteId: "overlap", siteType: "test" };
+    const inner = createMemoryStore();
+    const events: string[] = [];
+    let grant!: () => void;
+    const store = {
+      ...inner,
+      async claimKey(s: Site, key: string, leaseMs: number) {
+        events.push("claim asked");
+        await new Promise<void>((resolve) => {
+          grant = resolve;
+        });
+        events.push("claim granted");
+        return inner.claimKey(s, key, leaseMs);
+      },
+      async beginImport(s: Site, options: { dryRun: boolean }) {
+        events.push("begin");
+        return inner.beginImport(s, options);
+      },
+    };
+    const catalog = createCatalog({ store, sites: [site] });
+    const running = catalog.importProducts(site, [sampleProduct("a", "S-a")], { idempotencyKey: "k" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(["claim asked"]);
+    grant();
+    expect(await running).toMatchObject({ created: 1 });
+    expect(events).toEqual(["claim asked", "claim granted", "begin"]);
+  });
+
+  it("answers a key in use before a problem of the body it carries", async () => {
+    const { catalog, site } = fresh();
+    const store = createMemoryStore();
+    const held = createCatalog({ store, sites: [site] });
+    const claim = await store.claimKey(site, "k", 60_000);
+    expect(claim.state).toBe("claimed");
+    const invalid = [{ ...sampleProduct("a", "S-a"), price: -1 }];
+    expect(await code(held.importProducts(site, invalid, { idempotencyKey: "k" }))).toBe("IDEMPOTENCY_KEY_IN_USE");
+    expect(await code(held.importProducts(site, [sampleProduct("a", "S-a")], { idempotencyKey: "k" }))).toBe(
+      "IDEMPOTENCY_KEY_IN_USE",
+    );
+    await expect(held.getProduct(site, "a")).rejects.toThrow(CatalogError);
+    await catalog.close();
+  });
 });
