@@ -100,7 +100,12 @@ describe("idempotencyKey", () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 300 }), async (key) => {
         const valid = /^[\x21-\x7e]{1,255}$/.test(key);
-        const answer = catalog.importProducts(site, [sampleProduct("z", "S-z")], { idempotencyKey: key, dryRun: true });
+        // A site of its own each run: "k" is used above, and a key of a site answers for that site.
+        const other = fresh();
+        const answer = other.catalog.importProducts(other.site, [sampleProduct("z", "S-z")], {
+          idempotencyKey: key,
+          dryRun: true,
+        });
         if (valid) await expect(answer).resolves.toMatchObject({ dryRun: true });
         else
           await expect(answer).rejects.toMatchObject({
@@ -108,7 +113,8 @@ describe("idempotencyKey", () => {
             problems: [{ parameter: "idempotencyKey" }],
           });
       }),
-      { numRuns: 100 },
+      // "k", the key committed above, always among the runs: it is another site's key here.
+      { numRuns: 100, examples: [["k"]] },
     );
   });
 
