@@ -17,6 +17,9 @@ function sweep<T>(entries: Map<string, Expiring<T>>, now: number): void {
   }
 }
 
+// A key's name among every site's: a key holds no line break, so no two (site, key) pairs share one.
+const nameOf = (site: Site, key: string) => `${siteKey(site)}\n${key}`;
+
 function live<T>(entries: Map<string, Expiring<T>>, name: string, now: number): T | undefined {
   const entry = entries.get(name);
   return entry !== undefined && entry.expires > now ? entry.value : undefined;
@@ -39,7 +42,7 @@ export class KeyBook {
 
   /** `CatalogStore.claimKey`, answered at once. */
   claim(site: Site, key: string, leaseMs: number): KeyClaim {
-    const name = `${siteKey(site)}\n${key}`;
+    const name = nameOf(site, key);
     const now = this.now();
     sweep(this.records, now);
     sweep(this.claims, now);
@@ -59,12 +62,12 @@ export class KeyBook {
 
   /** The record of `key` in `site`, unless it expired. */
   recorded(site: Site, key: string): KeyRecord | undefined {
-    return live(this.records, `${siteKey(site)}\n${key}`, this.now());
+    return live(this.records, nameOf(site, key), this.now());
   }
 
   /** Records a committed import under its key. */
   record(site: Site, { key, fingerprint, retainMs }: KeyToRecord, counts: ImportCounts): void {
-    const name = `${siteKey(site)}\n${key}`;
+    const name = nameOf(site, key);
     this.records.delete(name);
     this.records.set(name, { value: { fingerprint, counts }, expires: this.now() + retainMs });
   }
