@@ -37,6 +37,14 @@ export const SCENARIOS: readonly Scenario[] = [
     unavailable: ["bulk import into Redis (adapter-redis)", "longest single Redis script call"],
   },
   {
+    name: "replica",
+    file: "scenarios/replica.ts",
+    nodeArgs: ["--expose-gc"],
+    requires: ["../packages/adapter-redis/src/index.ts"],
+    commands: ["redis-server"],
+    unavailable: ["Redis with one replica"],
+  },
+  {
     name: "http",
     file: "scenarios/http.ts",
     nodeArgs: [],

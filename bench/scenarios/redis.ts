@@ -1,11 +1,9 @@
 // Bulk imports into Redis through the adapter, beside a naive loop (one awaited command per
 // product) and redis-benchmark on the same private server; full syncs, dry runs and merges into
 // a larger site; the longest script call Redis recorded (SLOWLOG), the time one import blocks
-// every other client of that Redis; and the cost of waiting for a replica after each write.
-// One file past the usual length: every row is measured against baselines taken on the same
+// every other client of that Redis. Every row is measured against baselines taken on the same
 // private server in the same run.
 import { execFile } from "node:child_process";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { type Catalog, createCatalog, type Product, type Site } from "@catalog-kit/catalog-core";
@@ -274,59 +272,6 @@ emit({
   note: perSize.join(", "),
 });
 await admin.config("SET", "slowlog-log-slower-than", "10000");
-
-// The cost of `waitForReplicas`: the same writes against a primary with one replica, with and
-// without waiting for it, in alternating rounds.
-const replica = await startRedisServer({ args: ["--replicaof", "127.0.0.1", String(redis.port)] });
-const replicaAdmin = new Redis({ port: replica.port, host: "127.0.0.1" });
-while (!String(await replicaAdmin.info("replication")).includes("master_link_status:up")) await sleep(50);
-const waiting = createCatalog({
-  store: createRedisStore({
-    url: redis.url,
-    keyPrefix: "bench-wait",
-    waitForReplicas: { replicas: 1, timeoutMs: 1_000 },
-  }),
-  sites: [site],
-});
-const plain = createCatalog({ store: createRedisStore({ url: redis.url, keyPrefix: "bench-wait" }), sites: [site] });
-const singles = parsed.slice(0, quick ? 200 : 2_000);
-const singleRates: Record<"wait" | "plain", number[]> = { wait: [], plain: [] };
-const bulkRates: Record<"wait" | "plain", number[]> = { wait: [], plain: [] };
-for (let round = 0; round < rounds.warmup + rounds.iterations; round++) {
-  progress(`Redis waitForReplicas: round ${round + 1}`);
-  for (const [name, target] of [
-    ["wait", waiting],
-    ["plain", plain],
-  ] as const) {
-    await admin.flushall();
-    const single =
-      singles.length /
-      (await seconds(async () => {
-        for (const product of singles) await target.importProducts(site, [product]);
-      }));
-    await admin.flushall();
-    const bulk = size / (await seconds(() => target.importProducts(site, parsed)));
-    if (round < rounds.warmup) continue;
-    singleRates[name].push(single);
-    bulkRates[name].push(bulk);
-  }
-}
-for (const [what, rates] of [
-  [`single-product imports one after another (${singles.length.toLocaleString("en-US")})`, singleRates],
-  [`bulk import of ${label}`, bulkRates],
-] as const) {
-  emit({
-    scenario: `Redis with one replica, ${what}, waitForReplicas: 1`,
-    figure: median(rates.wait),
-    unit: "products/s",
-    baseline: { name: "the same without waitForReplicas", figure: median(rates.plain), unit: "products/s" },
-    ratio: paired(rates.wait, rates.plain),
-  });
-}
-await waiting.close();
-await plain.close();
-replicaAdmin.disconnect();
-await replica.stop();
 
 await catalog.close();
 client.disconnect();

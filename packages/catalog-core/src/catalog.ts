@@ -1,6 +1,7 @@
 // createCatalog: the catalog's operations (sites, imports through the engine, lists, exports,
 // id-or-sku lookup) over a CatalogStore.
 import { CSV_HEADER, csvRecord } from "./csv-write.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
 import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
 import {
@@ -141,29 +142,6 @@ export const DEFAULT_MAX_PRODUCTS = 100_000;
 export const LIST_LIMIT = { default: 100, max: 1_000 } as const;
 // Products an export reads at once: large enough to amortize a round trip, a megabyte or so.
 const EXPORT_PAGE = 1_000;
-
-/**
- * What a list cursor looks like: canonical base64url without padding (what Node writes), published
- * in the OpenAPI document. Every non-empty string of it is a cursor `listProducts` takes.
- */
-export const CURSOR_PATTERN = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-][AQgw]|[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048])?$/;
-
-// A cursor names the last id of its page; base64url keeps it opaque and safe in a query string.
-function encodeCursor(id: string): string {
-  return Buffer.from(id, "utf8").toString("base64url");
-}
-
-// A cursor this API gave decodes to an id exactly. Any other of the published pattern is still a
-// place in id order, so that a client generated from the document is never refused one: bytes
-// that are not UTF-8 decode lossily, and a NUL (which no id holds, and PostgreSQL refuses) ends
-// it, which names the same place, since no id can sort between the two.
-function decodeCursor(cursor: string): string | undefined {
-  if (cursor === "" || !CURSOR_PATTERN.test(cursor))
-    throw invalidOption("cursor", "Must be a nextCursor this API gave");
-  const id = Buffer.from(cursor, "base64url").toString("utf8");
-  const nul = id.indexOf("\0");
-  return nul === -1 ? id : id.slice(0, nul) || undefined;
-}
 
 /** Default of `CatalogLimits.maxProductsPerStream`. */
 export const DEFAULT_MAX_STREAM_PRODUCTS = 10_000_000;

@@ -4,7 +4,6 @@ export {
   type Catalog,
   type CatalogLimits,
   type CatalogOptions,
-  CURSOR_PATTERN,
   createCatalog,
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
@@ -16,6 +15,7 @@ export {
   type ProductPage,
   type StreamImportOptions,
 } from "./catalog.ts";
+export { CURSOR_PATTERN } from "./cursor.ts";
 export type { ImportSummary } from "./engine.ts";
 export {
   CatalogError,
