@@ -164,6 +164,7 @@ export function compare(rates: Map<string, Measured[]>, subject: string, baselin
     baseline: median(b.map((run) => run.rate)) * perRequest,
     ratio: median(a.map((x, i) => x.rate / (b[i] as Measured).rate)),
     cpu: micros(a, (run) => run.cpuMicros),
+    storeCpu: micros(a, (run) => run.storeMicros),
     baselineCpu: micros(b, (run) => run.cpuMicros),
     cpuRatio,
     note: `p99 latency ${p99(a)}${cpu(a)}; baseline ${p99(b)}${cpu(b)}`,

@@ -32,6 +32,7 @@ import { havePostgres } from "../postgres.ts";
 import { emit, progress, type Row } from "../report.ts";
 import { unavailableNote } from "../rig.ts";
 import { KEY_PREFIX, SITE } from "../servers/shared.ts";
+import { cpuSecondsOf, forget, killRedisOnExit } from "../standalone.ts";
 
 /** `--only memory|redis|postgres` and `--only get|bulk|csv|key` (repeatable) narrow the run; a kind not named is not narrowed. */
 const wanted = (name: string, kind: readonly string[]) => {
@@ -70,8 +71,12 @@ try {
     // The keyed import needs a store that records keys: Redis here.
     if (!PARTS.some((part) => wanted(part, PARTS) && (part !== "key" || storage === "redis"))) continue;
     const args = ["--storage", storage, "--redis-url", redis?.url ?? "", "--preload", String(stored)];
-    const catalog = await startServer("servers/catalog.ts", args);
-    const fastify = await startServer("servers/fastify.ts", args);
+    // On Redis, redis-server's CPU is read around every round: what a GET costs the store.
+    const redisPid = storage === "redis" && redis !== undefined ? await killRedisOnExit(redis.url) : undefined;
+    const watched = (server: Running): Running =>
+      redisPid === undefined ? server : { ...server, storeCpuSeconds: () => cpuSecondsOf(redisPid) };
+    const catalog = watched(await startServer("servers/catalog.ts", args));
+    const fastify = watched(await startServer("servers/fastify.ts", args));
     servers.push(catalog, fastify);
     // `npm start` serves the memory store its configuration names; Redis rows compare the handler.
     const npmStart = storage === "memory" ? await startNpmStart() : undefined;
@@ -114,6 +119,15 @@ try {
         }
       }
       const vsFastify = compare(get, "catalog", "fastify");
+      if (vsFastify.storeCpu !== undefined) {
+        rows.push({
+          scenario: `${getScenario("handler alone (no access log)")}: redis-server CPU per request`,
+          figure: vsFastify.storeCpu,
+          unit: "µs/request",
+          note: "one redis-server, its CPU time from /proc over the timed rounds, divided by the requests answered",
+          ...(quick ? {} : { target: { label: "<= 2.5 µs", max: 2.5 } }),
+        });
+      }
       rows.push({
         scenario: getScenario("handler alone (no access log)"),
         figure: vsFastify.figure,
@@ -187,6 +201,7 @@ try {
     await catalog.stop();
     await fastify.stop();
     await npmStart?.stop();
+    if (redisPid !== undefined) forget(redisPid);
   }
 
   // PostgreSQL is compared with Redis through the standalone server, on GET and bulk only.
