@@ -199,6 +199,9 @@ describeWithRedis("Redis store on a standalone server", () => {
       await callScript(admin, ACQUIRE, keys, { token, lockTtlMs: 300 });
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await store.find(site, "s1", "sku")).toEqual(product("old", "s1"));
+      // The lock is a field of the products hash: its name finds no product, by any field.
+      for (const by of [undefined, "id", "sku"] as const)
+        expect(await store.find(site, LOCK_FIELD, by)).toBeUndefined();
       expect(await upsert(store, site, [product("x", "s9")], write)).toMatchObject({ applied: true });
       expect(await store.find(site, "new")).toBeUndefined();
       expect(await checkIndex(admin, "specific", site)).toEqual([]);
