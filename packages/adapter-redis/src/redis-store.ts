@@ -7,9 +7,10 @@ import type { StoreContext } from "./context.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { checkEviction, probe } from "./health.ts";
 import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
-import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, MERGING_FIELD, type SiteKeys, siteKeys } from "./keys.ts";
+import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, type SiteKeys, siteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
 import { removeWhenFree, whenFree } from "./lock.ts";
+import { lookupBatcher } from "./lookup-batch.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
 import { FIND } from "./scripts/find.ts";
@@ -70,6 +71,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   }
   const connection = connect(options);
   const { client } = connection;
+  const lookup = lookupBatcher(client);
   let closed = false;
 
   // The eviction policy is checked once per connection, and again after a refusal.
@@ -178,15 +180,16 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     find: (site, key, by) =>
       operation("find", async () => {
         const keys = siteKeys(prefix, site);
-        // A lookup that may be by id starts with one plain HMGET, which Redis serves at a
-        // fraction of a script call's cost: the product, and the mark of an import still merging
-        // (then the product may lie in the merging import: FIND_MERGING reads through it). A state
-        // field's name is no id (ids hold no control characters), so such a key matches nothing.
+        // A lookup that may be by id starts with one plain HMGET (batched with others asked at
+        // once, lookup-batch.ts), which Redis serves at a fraction of a script call's cost: the
+        // product, and the mark of an import still merging (then the product may lie in the
+        // merging import: FIND_MERGING reads through it). A state field's name is no id (ids hold
+        // no control characters), so such a key matches nothing.
         if (by !== "sku") {
           if (key.charCodeAt(0) === 0) return undefined;
-          const [merging, json] = await bounded(connection, client.hmget(keys.products, MERGING_FIELD, key));
-          if (merging != null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
-          if (json != null) return decodeProduct(json);
+          const [merging, json] = await bounded(connection, lookup(keys.products, key));
+          if (merging !== null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
+          if (json !== null) return decodeProduct(json);
           if (by === "id") return undefined;
         }
         const found = await ctx.call(FIND, keys, { key, by });

@@ -1,0 +1,139 @@
+import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
+import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
+import { type RedisCluster, type RedisServer, startRedisCluster, startRedisServer } from "@catalog-kit/test-support";
+import { describeWithRedis } from "@catalog-kit/test-support/vitest";
+import fc from "fast-check";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { createRedisStore, redisClientOptions } from "../src/index.ts";
+import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
+import { leaveMerging } from "./support/merging.ts";
+import { product } from "./support/products.ts";
+
+// Lookups by id asked at once go to Redis as one pipeline per site (lookup-batch.ts). Each must
+// still get its own answer, whatever else shares its batch: other sites, missing ids, skus, a
+// site whose last import is still merging.
+
+const write = { dryRun: false } as const;
+const IDS = ["a", "b", "c", "d", "missing"];
+
+// Three sites: two plain, one with a committed import still merging over it (c and d, new), and
+// what a lookup of each id and sku must answer in each.
+async function seed(store: CatalogStore, admin: Redis | undefined, prefix: string) {
+  const sites = [uniqueSite(), uniqueSite(), uniqueSite()] as const;
+  const expected = new Map<Site, Map<string, Product>>();
+  const base = [product("a", "sa"), product("b", "sb")];
+  for (const site of sites) {
+    await upsert(store, site, [...base, product(`only-${site.siteId}`, `s-${site.siteId}`)], write);
+    expected.set(site, new Map([...base, product(`only-${site.siteId}`, `s-${site.siteId}`)].map((p) => [p.id, p])));
+  }
+  if (admin !== undefined) {
+    const merging = [product("c", "sc"), product("d", "sd")];
+    await leaveMerging(admin, siteKeys(checkKeyPrefix(prefix), sites[2]), merging);
+    const third = expected.get(sites[2]) as Map<string, Product>;
+    for (const p of merging) third.set(p.id, p);
+  }
+  return { sites, expected };
+}
+
+function answerOf(expected: Map<string, Product>, key: string, by: "id" | "sku" | undefined): Product | undefined {
+  if (by !== "sku" && expected.has(key)) return expected.get(key);
+  if (by === "id") return undefined;
+  return [...expected.values()].find((p) => p.sku === key);
+}
+
+describeWithRedis("lookups asked at once", () => {
+  let server: RedisServer;
+  let admin: Redis;
+  const stores: CatalogStore[] = [];
+  beforeAll(async () => {
+    server = await startRedisServer();
+    admin = new Redis(server.url);
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  test("each gets its own answer, and a site's share one pipeline", async () => {
+    const client = new Redis(server.url, redisClientOptions);
+    const pipelines = vi.spyOn(client, "pipeline");
+    const store = createRedisStore({ client, keyPrefix: "batch" });
+    stores.push(store);
+    const { sites, expected } = await seed(store, admin, "batch");
+    const asks = sites.flatMap((site) => IDS.map((id) => ({ site, id })));
+    pipelines.mockClear();
+    const found = await Promise.all(asks.map(({ site, id }) => store.find(site, id, "id")));
+    asks.forEach(({ site, id }, i) => {
+      expect(found[i]).toEqual(answerOf(expected.get(site) as Map<string, Product>, id, "id"));
+    });
+    // One pipeline a site, each carrying that site's five lookups.
+    expect(pipelines).toHaveBeenCalledTimes(sites.length);
+    client.disconnect();
+  });
+
+  test("any mix of lookups at once answers as the same lookups one by one", async () => {
+    const store = createRedisStore({ url: server.url, keyPrefix: "mixed" });
+    stores.push(store);
+    const { sites, expected } = await seed(store, admin, "mixed");
+    const ask = fc.record({
+      site: fc.constantFrom(...sites),
+      key: fc.constantFrom(...IDS, "sa", "sb", "sc", "sd", `s-${sites[0].siteId}`, "\u0000lock"),
+      by: fc.constantFrom("id" as const, "sku" as const, undefined),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(ask, { minLength: 1, maxLength: 40 }), async (asks) => {
+        const found = await Promise.all(asks.map(({ site, key, by }) => store.find(site, key, by)));
+        asks.forEach(({ site, key, by }, i) => {
+          expect(found[i]).toEqual(answerOf(expected.get(site) as Map<string, Product>, key, by));
+        });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test("a batch whose pipeline fails fails each of its lookups as STORAGE_UNAVAILABLE", async () => {
+    const client = new Redis(server.url, redisClientOptions);
+    const store = createRedisStore({ client, keyPrefix: "failing" });
+    stores.push(store);
+    const site = uniqueSite();
+    await upsert(store, site, [product("a", "sa"), product("b", "sb")], write);
+    vi.spyOn(client, "pipeline").mockImplementation(() => {
+      const pipeline = new Redis(server.url, { lazyConnect: true }).pipeline();
+      vi.spyOn(pipeline, "exec").mockRejectedValue(new Error("Connection is closed."));
+      return pipeline;
+    });
+    const outcomes = await Promise.allSettled(["a", "b", "c"].map((id) => store.find(site, id, "id")));
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe("rejected");
+      expect(isCatalogError((outcome as PromiseRejectedResult).reason, "STORAGE_UNAVAILABLE")).toBe(true);
+    }
+    client.disconnect();
+  });
+});
+
+describeWithRedis("lookups asked at once on a cluster", () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  test("sites in several slots, each batch on its own master: every lookup answers its own", async () => {
+    const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "cl-batch" });
+    try {
+      const sites = Array.from({ length: 8 }, () => uniqueSite());
+      for (const site of sites) await upsert(store, site, [product("a", `sa-${site.siteId}`)], write);
+      const asks = sites.flatMap((site) => ["a", "missing"].map((id) => ({ site, id })));
+      const found = await Promise.all(asks.map(({ site, id }) => store.find(site, id)));
+      asks.forEach(({ site, id }, i) => {
+        expect(found[i]).toEqual(id === "a" ? product("a", `sa-${site.siteId}`) : undefined);
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});
