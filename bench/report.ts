@@ -6,12 +6,32 @@ export interface Target {
   readonly max?: number;
 }
 
+/** A figure measured in the same run as a row's, to set it beside. */
+export interface Baseline {
+  /** A few words for the table's cell: "fastify", "JSON.parse", "COPY floor". */
+  readonly label: string;
+  /** What exactly was measured, for the row's line in the notes below the table. */
+  readonly name: string;
+  readonly figure: number;
+  readonly unit: string;
+}
+
+/** A baseline as rows name it, without its figure: a few words for the table, in full for the notes. */
+export type NamedBaseline = Pick<Baseline, "label" | "name">;
+
 /** One line of the results table: a figure, optionally beside a baseline measured in the same run. */
 export interface Row {
+  /**
+   * A short name (about 60 characters at most) for the table's cell. With its baseline's label it
+   * is unique within a run (one figure may be set beside two baselines), and the A/B runner
+   * matches rows of two trees by it: keep it stable.
+   */
+  readonly name: string;
+  /** The full description (sizes, server, load), for the row's line in the notes below the table. */
   readonly scenario: string;
   readonly figure: number | null;
   readonly unit: string;
-  readonly baseline?: { readonly name: string; readonly figure: number; readonly unit: string };
+  readonly baseline?: Baseline;
   readonly target?: Target;
   /** figure / baseline measured pairwise (median of per-round ratios); else worked out from the two figures. */
   readonly ratio?: number;
@@ -19,11 +39,17 @@ export interface Row {
   readonly note?: string;
 }
 
-/** A row with its ratio and verdict worked out. */
-export interface JudgedRow extends Omit<Row, "ratio"> {
+/** What judging a row reads of it: a row of this bench, or one an older bench printed. */
+export type Judgeable = Pick<Row, "figure" | "ratio" | "target"> & { readonly baseline?: { readonly figure: number } };
+
+/** `T` with its ratio and verdict worked out. */
+export type Judged<T extends Judgeable> = Omit<T, "ratio"> & {
   readonly ratio: number | null;
   readonly met: boolean | null;
-}
+};
+
+/** A row with its ratio and verdict worked out. */
+export type JudgedRow = Judged<Row>;
 
 /** Child scripts speak to the runner in JSON lines on stdout. */
 export type Message =
@@ -40,20 +66,23 @@ export function emit(row: Row): void {
   process.stdout.write(`${JSON.stringify({ type: "row", row } satisfies Message)}\n`);
 }
 
-/** Runs `work`; a failure becomes a row without a figure and a failed exit, and the run goes on. */
-export async function guarded(scenario: string, work: () => Promise<void>): Promise<void> {
+/**
+ * Runs `work`; a failure becomes a row named `name` (about `scenario`) without a figure, and a
+ * failed exit, and the run goes on.
+ */
+export async function guarded(name: string, scenario: string, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    progress(`${scenario} failed: ${message}`);
-    emit({ scenario, figure: null, unit: "", note: `failed: ${message.replaceAll("\n", " ").slice(0, 600)}` });
+    progress(`${name} failed: ${message}`);
+    emit({ name, scenario, figure: null, unit: "", note: `failed: ${message.replaceAll("\n", " ").slice(0, 600)}` });
     process.exitCode = 1;
   }
 }
 
 /** Works out a row's ratio (figure / baseline) and whether its target is met. */
-export function judge(row: Row): JudgedRow {
+export function judge<T extends Judgeable>(row: T): Judged<T> {
   const ratio = row.ratio ?? (row.figure !== null && row.baseline ? row.figure / row.baseline.figure : null);
   let met: boolean | null = null;
   if (row.target?.minRatio !== undefined && ratio !== null) met = ratio >= row.target.minRatio;
@@ -72,21 +101,51 @@ function cellOf(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
 
-/** The results as a markdown table, padded the way the repository's formatter lays tables out. */
+/** Yes, **no**, n/a (a target that could not be judged) or — (no target). */
+function verdictOf(row: JudgedRow): string {
+  if (row.met === null) return row.target ? "n/a" : "—";
+  return row.met ? "yes" : "**no**";
+}
+
+/**
+ * The results as a markdown table of short cells, numbered, padded the way the repository's
+ * formatter lays tables out; what each row is in full goes to its line of `toMarkdownNotes`.
+ */
 export function toMarkdownTable(rows: readonly JudgedRow[]): string {
-  const header = ["scenario", "figure", "baseline", "ratio", "target", "met?"];
-  const right = [false, true, false, true, false, false];
-  const body = rows.map((row) => {
+  const header = ["#", "name", "figure", "baseline", "ratio", "target", "verdict"];
+  const right = [true, false, true, false, true, false, false];
+  const body = rows.map((row, i) => {
     const figure = row.figure === null ? "not available" : `${formatNumber(row.figure)} ${row.unit}`;
     const baseline = row.baseline
-      ? `${row.baseline.name}: ${formatNumber(row.baseline.figure)} ${row.baseline.unit}`
+      ? `${row.baseline.label}: ${formatNumber(row.baseline.figure)} ${row.baseline.unit}`
       : "—";
     const ratio = row.ratio === null ? "—" : `${row.ratio.toFixed(2)}x`;
-    const met = row.met === null ? (row.target ? "n/a" : "—") : row.met ? "yes" : "**no**";
-    const scenario = row.note ? `${row.scenario} (${row.note})` : row.scenario;
-    return [scenario, figure, baseline, ratio, row.target?.label ?? "—", met];
+    return [String(i + 1), row.name, figure, baseline, ratio, row.target?.label ?? "—", verdictOf(row)];
   });
   return markdownTable(header, right, body);
+}
+
+/** `text` on one line: a line break would end a list item. */
+const oneLine = (text: string) => text.replaceAll(/\s*[\r\n]+\s*/g, " ").trim();
+
+/**
+ * One line per row of `toMarkdownTable`, numbered as its row: the full scenario, the baseline's
+ * full name, the note. Every row gets its line, even one with nothing more than its scenario:
+ * markdown (and the formatter) number a list from its first item on, so a row left out would
+ * shift the numbers of every line after it.
+ */
+export function toMarkdownNotes(rows: readonly Pick<Row, "scenario" | "baseline" | "note">[]): string {
+  return rows
+    .map((row, i) => {
+      const parts = [row.scenario, ...(row.baseline ? [`baseline: ${row.baseline.name}`] : []), row.note ?? ""];
+      return `${i + 1}. ${oneLine(parts.filter((part) => part !== "").join("; "))}`;
+    })
+    .join("\n");
+}
+
+/** The table, then its notes under a heading of their own. */
+export function toMarkdownReport(rows: readonly JudgedRow[]): string {
+  return `${toMarkdownTable(rows)}\n\n## Notes\n\n${toMarkdownNotes(rows)}`;
 }
 
 /** A markdown table of `rows` under `header`, the columns flagged in `right` aligned right. */

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { runAb } from "./ab.ts";
 import { describeMachine } from "./machine.ts";
 import { benchOptions } from "./options.ts";
-import { type JudgedRow, judge, type Row, toMarkdownTable } from "./report.ts";
+import { type JudgedRow, judge, type Row, toMarkdownReport, toMarkdownTable } from "./report.ts";
 import { missingFor, SCENARIOS, type Scenario, startScenario } from "./scenario-list.ts";
 
 const { quick } = benchOptions();
@@ -16,12 +16,11 @@ function runScenario(scenario: Scenario, rows: Row[]): Promise<number> {
     if (message.type === "progress") console.log(`  [${scenario.name}] ${message.text}`);
     else {
       rows.push(message.row);
-      const { ratio } = judge(message.row);
+      const { ratio, baseline } = judge(message.row);
       const figure =
         message.row.figure === null ? "not available" : `${Math.round(message.row.figure)} ${message.row.unit}`;
-      console.log(
-        `  [${scenario.name}] ${message.row.scenario}: ${figure}${ratio === null ? "" : ` (${ratio.toFixed(2)}x)`}`,
-      );
+      const against = ratio === null ? "" : ` (${ratio.toFixed(2)}x ${baseline?.label ?? "the baseline"})`;
+      console.log(`  [${scenario.name}] ${message.row.name}: ${figure}${against}`);
     }
   }).exit;
 }
@@ -38,8 +37,8 @@ async function runAll(): Promise<void> {
     const missing = missingFor(scenario, here);
     if (missing.length > 0) {
       console.log(`- ${scenario.name}: not available (missing ${missing.join(", ")})`);
-      for (const name of scenario.unavailable)
-        rows.push({ scenario: name, figure: null, unit: "", note: "not available yet" });
+      for (const named of scenario.unavailable)
+        rows.push({ ...named, figure: null, unit: "", note: "not available yet" });
       continue;
     }
     console.log(`- ${scenario.name}`);
@@ -47,7 +46,8 @@ async function runAll(): Promise<void> {
     if (code !== 0) {
       failed.push(scenario.name);
       rows.push({
-        scenario: `${scenario.name} scenario`,
+        name: `${scenario.name} scenario`,
+        scenario: `${scenario.name} scenario (${scenario.file})`,
         figure: null,
         unit: "",
         note: `failed with exit code ${code}`,
@@ -72,7 +72,7 @@ so it can differ a little from the quotient of the two medians. Produced by \`np
 - Node ${machine.node}; ${packages}
 - Date: ${new Date().toISOString()}
 
-${toMarkdownTable(judged)}
+${toMarkdownReport(judged)}
 `;
   const outDir = quick ? new URL("results/", here) : here;
   mkdirSync(outDir, { recursive: true });

@@ -4,8 +4,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
-import type { Message } from "./report.ts";
+import type { Message, Row } from "./report.ts";
 
+/** A scenario of the bench: its script, how node runs it, and what it needs. */
 export interface Scenario {
   readonly name: string;
   readonly file: string;
@@ -14,10 +15,11 @@ export interface Scenario {
   readonly requires: readonly string[];
   /** Programs that must be on PATH, likewise. */
   readonly commands?: readonly string[];
-  /** The rows reported when it cannot run. */
-  readonly unavailable: readonly string[];
+  /** The rows reported when it cannot run: a short name and the full scenario of each. */
+  readonly unavailable: readonly Pick<Row, "name" | "scenario">[];
 }
 
+/** Every scenario, in the order a run takes them. */
 export const SCENARIOS: readonly Scenario[] = [
   { name: "import", file: "scenarios/import.ts", nodeArgs: ["--expose-gc"], requires: [], unavailable: [] },
   { name: "ops", file: "scenarios/ops.ts", nodeArgs: ["--expose-gc"], requires: [], unavailable: [] },
@@ -34,7 +36,10 @@ export const SCENARIOS: readonly Scenario[] = [
     nodeArgs: ["--expose-gc"],
     requires: ["../packages/adapter-redis/src/index.ts"],
     commands: ["redis-server", "redis-cli", "redis-benchmark"],
-    unavailable: ["bulk import into Redis (adapter-redis)", "longest single Redis script call"],
+    unavailable: [
+      { name: "bulk JSON, redis", scenario: "bulk import into Redis (adapter-redis)" },
+      { name: "longest script call, redis", scenario: "longest single Redis script call" },
+    ],
   },
   {
     name: "replica",
@@ -42,14 +47,18 @@ export const SCENARIOS: readonly Scenario[] = [
     nodeArgs: ["--expose-gc"],
     requires: ["../packages/adapter-redis/src/index.ts"],
     commands: ["redis-server"],
-    unavailable: ["Redis with one replica"],
+    unavailable: [{ name: "waitForReplicas, redis + replica", scenario: "Redis with one replica" }],
   },
   {
     name: "http",
     file: "scenarios/http.ts",
     nodeArgs: [],
     requires: ["../packages/http-node/src/index.ts"],
-    unavailable: ["HTTP GET by id", "HTTP POST bulk of 1,000", "HTTP POST CSV of 1,000 rows"],
+    unavailable: [
+      { name: "GET by id", scenario: "HTTP GET by id" },
+      { name: "POST bulk 1,000", scenario: "HTTP POST bulk of 1,000" },
+      { name: "POST CSV 1,000", scenario: "HTTP POST CSV of 1,000 rows" },
+    ],
   },
   {
     name: "stream",
@@ -58,14 +67,20 @@ export const SCENARIOS: readonly Scenario[] = [
     // The streamed body's reader: catalog-core's import modules were renamed since, and the
     // scenario must run against trees from before and after that.
     requires: ["../packages/http-node/src/body-stream.ts"],
-    unavailable: ["streamed NDJSON import over HTTP", "streamed CSV import over HTTP"],
+    unavailable: [
+      { name: "stream NDJSON", scenario: "streamed NDJSON import over HTTP" },
+      { name: "stream CSV", scenario: "streamed CSV import over HTTP" },
+    ],
   },
   {
     name: "sync",
     file: "scenarios/sync.ts",
     nodeArgs: [],
     requires: ["../packages/http-node/src/browse.ts", "../packages/http-node/src/body-stream.ts"],
-    unavailable: ["export of a site over HTTP (NDJSON, CSV)", "full sync over HTTP (mode=replace)"],
+    unavailable: [
+      { name: "export", scenario: "export of a site over HTTP (NDJSON, CSV)" },
+      { name: "mode=replace", scenario: "full sync over HTTP (mode=replace)" },
+    ],
   },
 ];
 

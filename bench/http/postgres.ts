@@ -9,7 +9,7 @@ import { type Running, startNpmStart } from "./servers.ts";
 import { BATCH, BULK, GENERATOR, GET, getSeconds, quick, rounds, stored } from "./setup.ts";
 
 const SERVER = "standalone server as `npm start` runs it (access log on)";
-const BASELINE = "the same server on Redis (adapter-redis), the same products";
+const BASELINE = { label: "Redis", name: "the same server on Redis (adapter-redis), the same products" };
 
 /**
  * GET by id and POST bulk (as `parts` asks) through the standalone server on a fresh PostgreSQL
@@ -43,10 +43,11 @@ export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk
       });
       const figures = compare(get, "postgres", "redis");
       rows.push({
+        name: "GET by id, npm start, postgres",
         scenario: `HTTP GET by id, postgres, ${SERVER}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`,
         figure: figures.figure,
         unit: "req/s",
-        baseline: { name: BASELINE, figure: figures.baseline, unit: "req/s" },
+        baseline: { ...BASELINE, figure: figures.baseline, unit: "req/s" },
         ratio: figures.ratio,
         note: figures.note + storeNote,
         ...(quick ? {} : { target: { label: ">= 0.8x", minRatio: 0.8 } }),
@@ -59,10 +60,11 @@ export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk
       });
       const figures = compare(bulk, "postgres", "redis", BATCH);
       rows.push({
+        name: "POST bulk 1,000, npm start, postgres",
         scenario: `HTTP POST bulk of 1,000 products, postgres, ${SERVER}, 10 connections, every product updated`,
         figure: figures.figure,
         unit: "products/s",
-        baseline: { name: BASELINE, figure: figures.baseline, unit: "products/s" },
+        baseline: { ...BASELINE, figure: figures.baseline, unit: "products/s" },
         ratio: figures.ratio,
         note: figures.note + storeNote,
       });

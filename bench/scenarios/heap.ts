@@ -39,13 +39,14 @@ async function measure(form: "json" | "csv", count: number): Promise<void> {
   const external = (after.external - before.external) / count;
   const label = count.toLocaleString("en-US");
   emit({
+    name: `heap per product, ${form === "json" ? "JSON" : "CSV"} import ${label}, memory`,
     scenario:
       form === "json"
         ? `memory adapter heap per product at ${label} products (heapUsed + external)`
         : `memory adapter heap per product at ${label} products imported as CSV`,
     figure: heap + external,
     unit: "B/product",
-    baseline: { name: "product JSON (UTF-8)", figure: jsonBytes / count, unit: "B" },
+    baseline: { label: "product JSON", name: "product JSON (UTF-8)", figure: jsonBytes / count, unit: "B" },
     ...(form === "json" ? { target: { label: "<= 1.5x", maxRatio: 1.5 } } : {}),
     note: `heapUsed ${Math.round(heap)} B + external ${Math.round(external)} B (of which arrayBuffers ${Math.round((after.arrayBuffers - before.arrayBuffers) / count)} B)`,
   });

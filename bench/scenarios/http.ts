@@ -29,7 +29,7 @@ import {
   stored,
 } from "../http/setup.ts";
 import { havePostgres } from "../postgres.ts";
-import { emit, progress, type Row } from "../report.ts";
+import { emit, type NamedBaseline, progress, type Row } from "../report.ts";
 import { unavailableNote } from "../rig.ts";
 import { KEY_PREFIX, SITE } from "../servers/shared.ts";
 import { cpuSecondsOf, forget, killRedisOnExit } from "../standalone.ts";
@@ -41,6 +41,9 @@ const wanted = (name: string, kind: readonly string[]) => {
 };
 const PARTS = ["get", "bulk", "csv", "key"];
 const STORAGES = ["memory", "redis", "postgres"];
+
+const FASTIFY_GET: NamedBaseline = { label: "fastify", name: "fastify, same catalog" };
+const BARE_PARSE: NamedBaseline = { label: "bare node:http", name: "bare node:http, read + JSON.parse only" };
 
 const rows: Row[] = [];
 let redis: RedisServer | undefined;
@@ -58,6 +61,7 @@ try {
     await loader.close();
   } else {
     rows.push({
+      name: "HTTP, redis",
       scenario: "HTTP scenarios with Redis storage",
       figure: null,
       unit: "",
@@ -99,20 +103,22 @@ try {
         const started = compare(get, "npmStart", "fastify");
         const scenario = getScenario("standalone server as `npm start` runs it (access log on)");
         rows.push({
+          name: `GET by id, npm start, ${storage}`,
           scenario,
           figure: started.figure,
           unit: "req/s",
-          baseline: { name: "fastify, same catalog", figure: started.baseline, unit: "req/s" },
+          baseline: { ...FASTIFY_GET, figure: started.baseline, unit: "req/s" },
           ratio: started.ratio,
           note: started.note,
           ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
         });
         if (started.cpu !== undefined && started.baselineCpu !== undefined) {
           rows.push({
+            name: `server CPU per GET, npm start, ${storage}`,
             scenario: `${scenario}: server CPU per request`,
             figure: started.cpu,
             unit: "µs/request",
-            baseline: { name: "fastify, same catalog", figure: started.baselineCpu, unit: "µs/request" },
+            baseline: { ...FASTIFY_GET, figure: started.baselineCpu, unit: "µs/request" },
             ...(started.cpuRatio === undefined ? {} : { ratio: started.cpuRatio }),
             ...(judged ? { target: { label: "<= 1.0x", maxRatio: 1 } } : {}),
           });
@@ -129,20 +135,27 @@ try {
         });
       }
       rows.push({
+        name: `GET by id, handler, ${storage}`,
         scenario: getScenario("handler alone (no access log)"),
         figure: vsFastify.figure,
         unit: "req/s",
-        baseline: { name: "fastify, same catalog", figure: vsFastify.baseline, unit: "req/s" },
+        baseline: { ...FASTIFY_GET, figure: vsFastify.baseline, unit: "req/s" },
         ratio: vsFastify.ratio,
         note: vsFastify.note,
         ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
       });
       const vsBare = compare(get, "catalog", "bare");
       rows.push({
+        name: `GET by id, handler, ${storage}`,
         scenario: getScenario("handler alone (no access log)"),
         figure: vsBare.figure,
         unit: "req/s",
-        baseline: { name: "bare node:http, fixed JSON", figure: vsBare.baseline, unit: "req/s" },
+        baseline: {
+          label: "bare node:http",
+          name: "bare node:http, fixed JSON",
+          figure: vsBare.baseline,
+          unit: "req/s",
+        },
         ratio: vsBare.ratio,
         note: vsBare.note,
         ...(judged ? { target: { label: ">= 0.85x", minRatio: 0.85 } } : {}),
@@ -158,13 +171,20 @@ try {
       });
       const bulkScenario = (subject: string) =>
         `HTTP POST bulk of 1,000 products, ${storage}, ${subject}, 10 connections, every product updated`;
-      const bulkRow = (subject: string, contender: string, baseline: string, name: string, target?: number): Row => {
+      const bulkRow = (
+        subject: string,
+        contender: string,
+        baseline: string,
+        against: NamedBaseline,
+        target?: number,
+      ): Row => {
         const figures = compare(bulk, contender, baseline, BATCH);
         return {
+          name: `POST bulk 1,000, ${contender === "npmStart" ? "npm start" : "handler"}, ${storage}`,
           scenario: bulkScenario(subject),
           figure: figures.figure,
           unit: "products/s",
-          baseline: { name, figure: figures.baseline, unit: "products/s" },
+          baseline: { ...against, figure: figures.baseline, unit: "products/s" },
           ratio: figures.ratio,
           note: figures.note,
           ...(judged && target !== undefined
@@ -172,12 +192,12 @@ try {
             : {}),
         };
       };
-      const throughCatalog = "fastify, JSON.parse + importProducts on the same catalog";
+      const throughCatalog = { label: "fastify", name: "fastify, JSON.parse + importProducts on the same catalog" };
       if (npmStart !== undefined) {
         rows.push(bulkRow("standalone server as `npm start` runs it", "npmStart", "fastify", throughCatalog, 1));
       }
       rows.push(bulkRow("handler alone", "catalog", "fastify", throughCatalog, 1));
-      rows.push(bulkRow("handler alone", "catalog", "bare", "bare node:http, read + JSON.parse only", 0.8));
+      rows.push(bulkRow("handler alone", "catalog", "bare", BARE_PARSE, 0.8));
     }
 
     if (wanted("csv", PARTS)) {
@@ -187,10 +207,11 @@ try {
       });
       const csvFigures = compare(csv, "catalog", "bare", BATCH);
       rows.push({
+        name: `POST CSV 1,000, handler, ${storage}`,
         scenario: `HTTP POST CSV of 1,000 rows, ${storage}, handler alone, 10 connections, every product updated`,
         figure: csvFigures.figure,
         unit: "rows/s",
-        baseline: { name: "bare node:http, read + JSON.parse only", figure: csvFigures.baseline, unit: "rows/s" },
+        baseline: { ...BARE_PARSE, figure: csvFigures.baseline, unit: "rows/s" },
         ratio: csvFigures.ratio,
         note: csvFigures.note,
       });
@@ -207,9 +228,10 @@ try {
   // PostgreSQL is compared with Redis through the standalone server, on GET and bulk only.
   const [get, bulk] = [wanted("get", PARTS), wanted("bulk", PARTS)];
   if (wanted("postgres", STORAGES) && (get || bulk)) {
-    const scenario = "HTTP scenarios with PostgreSQL storage";
+    const [name, scenario] = ["HTTP, postgres", "HTTP scenarios with PostgreSQL storage"];
     if (redis === undefined || !havePostgres) {
       rows.push({
+        name,
         scenario,
         figure: null,
         unit: "",
@@ -221,7 +243,7 @@ try {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         progress(`${scenario} failed: ${message}`);
-        rows.push({ scenario, figure: null, unit: "", note: `failed: ${message.slice(0, 600)}` });
+        rows.push({ name, scenario, figure: null, unit: "", note: `failed: ${message.slice(0, 600)}` });
         process.exitCode = 1;
       }
     }

@@ -43,10 +43,16 @@ async function importJson({ data, size, label, rounds, judged }: Case): Promise<
     rounds,
   );
   emit({
+    name: `bulk JSON ${label}, memory`,
     scenario: `bulk JSON import, ${label}, memory (JSON.parse + importProducts)`,
     figure: size / json.median("import"),
     unit: "products/s",
-    baseline: { name: "JSON.parse alone", figure: size / json.median("parse"), unit: "products/s" },
+    baseline: {
+      label: "JSON.parse",
+      name: "JSON.parse alone",
+      figure: size / json.median("parse"),
+      unit: "products/s",
+    },
     ratio: json.ratio("import", "parse"),
     ...(judged ? { target: { label: ">= 0.5x", minRatio: 0.5 } } : {}),
   });
@@ -73,21 +79,34 @@ async function importCsv({ data, size, label, rounds, judged }: Case): Promise<v
     ],
     rounds,
   );
+  const name = `CSV ${label}, memory`;
   const scenario = `CSV import, ${label} rows, memory (importCsv)`;
   const figure = size / csv.median("import");
   emit({
+    name,
     scenario,
     figure,
     unit: "rows/s",
-    baseline: { name: "csv-parse alone, columns: true", figure: size / csv.median("csv-parse"), unit: "rows/s" },
+    baseline: {
+      label: "csv-parse",
+      name: "csv-parse alone, columns: true",
+      figure: size / csv.median("csv-parse"),
+      unit: "rows/s",
+    },
     ratio: csv.ratio("import", "csv-parse"),
     ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
   });
   emit({
+    name,
     scenario,
     figure,
     unit: "rows/s",
-    baseline: { name: "papaparse alone, header: true", figure: size / csv.median("papaparse"), unit: "rows/s" },
+    baseline: {
+      label: "papaparse",
+      name: "papaparse alone, header: true",
+      figure: size / csv.median("papaparse"),
+      unit: "rows/s",
+    },
     ratio: csv.ratio("import", "papaparse"),
   });
 }

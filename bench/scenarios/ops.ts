@@ -58,6 +58,7 @@ const times = await timeAlternating(
 );
 for (const name of times.samples.keys()) {
   emit({
+    name: `${name}, memory`,
     scenario: `${name}, memory (${size.toLocaleString("en-US")} products stored)`,
     figure: size / times.median(name),
     unit: "ops/s",

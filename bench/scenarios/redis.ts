@@ -118,39 +118,44 @@ for (let round = 0; round < rounds.warmup + rounds.iterations; round++) {
 const paired = (a: readonly number[], b: readonly number[]) => median(a.map((x, i) => x / (b[i] as number)));
 const label = size.toLocaleString("en-US");
 const judged = !quick;
+const naiveBaseline = {
+  label: "naive HSET loop",
+  name: `naive loop, one awaited HSET per product (${naiveSize.toLocaleString("en-US")})`,
+  unit: "products/s",
+};
+const benchmarkBaseline = { label: "redis-benchmark", name: "redis-benchmark -P 64 -d 850 -t set", unit: "SET/s" };
 const adapterRow = {
+  name: `bulk JSON ${label}, redis`,
   scenario: `bulk JSON import into Redis, ${label}, empty site (JSON.parse + importProducts)`,
   figure: median(adapterRates),
   unit: "products/s",
 };
 emit({
   ...adapterRow,
-  baseline: {
-    name: `naive loop, one awaited HSET per product (${naiveSize.toLocaleString("en-US")})`,
-    figure: median(naiveRates),
-    unit: "products/s",
-  },
+  baseline: { ...naiveBaseline, figure: median(naiveRates) },
   ratio: paired(adapterRates, naiveRates),
   ...(judged ? { target: { label: ">= 10x", minRatio: 10 } } : {}),
 });
 emit({
   ...adapterRow,
-  baseline: { name: "redis-benchmark -P 64 -d 850 -t set", figure: median(benchmarkRates), unit: "SET/s" },
+  baseline: { ...benchmarkBaseline, figure: median(benchmarkRates) },
   ratio: paired(adapterRates, benchmarkRates),
   ...(judged ? { target: { label: ">= 0.2x", minRatio: 0.2 } } : {}),
 });
 emit({
+  name: `bulk parsed ${label}, redis`,
   scenario: `bulk import into Redis, ${label}, empty site, products already parsed (importProducts only)`,
   figure: median(parsedRates),
   unit: "products/s",
-  baseline: { name: "redis-benchmark -P 64 -d 850 -t set", figure: median(benchmarkRates), unit: "SET/s" },
+  baseline: { ...benchmarkBaseline, figure: median(benchmarkRates) },
   ratio: paired(parsedRates, benchmarkRates),
 });
 emit({
+  name: `bulk JSON re-import ${label}, redis`,
   scenario: `bulk JSON re-import into Redis, ${label}, every product updated`,
   figure: median(updateRates),
   unit: "products/s",
-  baseline: { name: "redis-benchmark -P 64 -d 850 -t set", figure: median(benchmarkRates), unit: "SET/s" },
+  baseline: { ...benchmarkBaseline, figure: median(benchmarkRates) },
   ratio: paired(updateRates, benchmarkRates),
 });
 
@@ -158,9 +163,9 @@ emit({
 await admin.config("SET", "slowlog-log-slower-than", "0");
 await admin.config("SET", "slowlog-max-len", "100000");
 const slowSize = slowlogSize.toLocaleString("en-US");
-for (const [what, text, flush] of [
-  ["into an empty site", toBulkBody(generateProducts(slowlogSize, 11)), true],
-  ["over a full site, every product updated", updateBody, false],
+for (const [what, short, text, flush] of [
+  ["into an empty site", "empty site", toBulkBody(generateProducts(slowlogSize, 11)), true],
+  ["over a full site, every product updated", "full site", updateBody, false],
 ] as const) {
   progress(`Redis SLOWLOG: ${what}`);
   let script = 0;
@@ -179,6 +184,7 @@ for (const [what, text, flush] of [
     if (log.any > any.ms) any = { ms: log.any, command: log.command };
   }
   emit({
+    name: `longest script call, import ${slowSize} into ${short}, redis`,
     scenario: `longest single Redis script call, import of ${slowSize} products ${what}`,
     figure: script,
     unit: "ms",
@@ -195,24 +201,28 @@ const naiveOf = async (products: readonly Product[]) => {
   return slice.length / (await seconds(async () => naiveLoop(JSON.stringify({ products: slice }))));
 };
 const changed = (JSON.parse(updateBody).products as Product[]).map((p) => ({ ...p, title: `${p.title} (v2)` }));
-const syncCases: readonly [string, (s: Site) => Promise<unknown>, (s: Site) => Promise<unknown>][] = [
+const syncCases: readonly [string, string, (s: Site) => Promise<unknown>, (s: Site) => Promise<unknown>][] = [
   [
     "full sync, every product changed (the staging replaces the site)",
+    `full sync ${label}, all changed`,
     (s) => catalog.importProducts(s, parsed),
     (s) => catalog.importProducts(s, changed),
   ],
   [
     "full sync, every product unchanged",
+    `full sync ${label}, all unchanged`,
     (s) => catalog.importProducts(s, parsed),
     (s) => catalog.importProducts(s, parsed),
   ],
   [
     "dry run, every product changed",
+    `dry run ${label}, all changed`,
     (s) => catalog.importProducts(s, parsed),
     (s) => catalog.importProducts(s, changed, { dryRun: true }),
   ],
   [
     "every product changed in a site holding 1,000 more (staged, then merged)",
+    `merge ${label} changed into a larger site`,
     async (s) => {
       await catalog.importProducts(
         s,
@@ -223,7 +233,7 @@ const syncCases: readonly [string, (s: Site) => Promise<unknown>, (s: Site) => P
     (s) => catalog.importProducts(s, changed),
   ],
 ];
-for (const [what, prepare, timed] of syncCases) {
+for (const [what, short, prepare, timed] of syncCases) {
   const rates: number[] = [];
   const naive: number[] = [];
   for (let round = 0; round < rounds.warmup + rounds.iterations; round++) {
@@ -237,14 +247,11 @@ for (const [what, prepare, timed] of syncCases) {
     naive.push(baseline);
   }
   emit({
+    name: `${short}, redis`,
     scenario: `bulk import into Redis, ${label}, ${what} (products already parsed)`,
     figure: median(rates),
     unit: "products/s",
-    baseline: {
-      name: `naive loop, one awaited HSET per product (${naiveSize.toLocaleString("en-US")})`,
-      figure: median(naive),
-      unit: "products/s",
-    },
+    baseline: { ...naiveBaseline, figure: median(naive) },
     ratio: paired(rates, naive),
   });
 }
@@ -265,6 +272,7 @@ for (const count of quick ? [1, 10, 100, 1_000] : [1, 10, 100, 1_000, 2_000, 5_0
   perSize.push(`${count.toLocaleString("en-US")}: ${log.script.toFixed(1)} ms`);
 }
 emit({
+  name: `longest script call, requests of 1 to ${quick ? "1,000" : "10,000"}, redis`,
   scenario: `longest single Redis script call, requests of 1 to ${quick ? "1,000" : "10,000"} products (half new) into a site of ${label}`,
   figure: longest,
   unit: "ms",

@@ -61,15 +61,25 @@ for (let round = 0; round < rounds.warmup + rounds.iterations; round++) {
     bulkRates[name].push(bulk);
   }
 }
-for (const [what, rates] of [
-  [`single-product imports one after another (${singles.length.toLocaleString("en-US")})`, singleRates],
-  [`bulk import of ${label}`, bulkRates],
+for (const [what, short, rates] of [
+  [
+    `single-product imports one after another (${singles.length.toLocaleString("en-US")})`,
+    `single imports ${singles.length.toLocaleString("en-US")}`,
+    singleRates,
+  ],
+  [`bulk import of ${label}`, `bulk ${label}`, bulkRates],
 ] as const) {
   emit({
+    name: `waitForReplicas, ${short}, redis + replica`,
     scenario: `Redis with one replica, ${what}, waitForReplicas: 1`,
     figure: median(rates.wait),
     unit: "products/s",
-    baseline: { name: "the same without waitForReplicas", figure: median(rates.plain), unit: "products/s" },
+    baseline: {
+      label: "no wait",
+      name: "the same without waitForReplicas",
+      figure: median(rates.plain),
+      unit: "products/s",
+    },
     ratio: paired(rates.wait, rates.plain),
   });
 }

@@ -11,7 +11,7 @@
 // Into PostgreSQL the NDJSON only, against its floor (a bare COPY of the same rows into the same
 // server) and against the Redis adapter's NDJSON case of the same run.
 // The cases, rows and files live in ../stream/; this is the run's outline.
-import { emit, guarded, progress } from "../report.ts";
+import { emit, guarded, type NamedBaseline, progress } from "../report.ts";
 import { available, STORAGES, type Storage, startRig, unavailableNote } from "../rig.ts";
 import { badRowCase } from "../stream/bad-row.ts";
 import {
@@ -25,8 +25,18 @@ import {
 } from "../stream/cases.ts";
 import { cliCase } from "../stream/files.ts";
 import { postgresPart } from "../stream/postgres.ts";
-import { describe, LABEL, streamRows } from "../stream/rows.ts";
-import { budget, CASES, type CaseName, configOf, count, fixed, megabytes, only } from "../stream/setup.ts";
+import { describe, LABEL, nameOf, streamRows } from "../stream/rows.ts";
+import {
+  BUDGET_LABEL,
+  budget,
+  CASES,
+  type CaseName,
+  configOf,
+  count,
+  fixed,
+  megabytes,
+  only,
+} from "../stream/setup.ts";
 
 // Which cases each storage runs: gzip costs the server the same whatever the store, and the
 // refusal of a bad last line matters most where the staging lives outside the process.
@@ -54,7 +64,13 @@ const KEY = `bench-stream-${process.pid}-${Date.now().toString(36)}`;
 for (const storage of ["memory", "redis"] as const) {
   if (!wanted(storage)) continue;
   if (!available(storage)) {
-    emit({ scenario: "streamed imports into Redis", figure: null, unit: "", note: unavailableNote(storage) });
+    emit({
+      name: `stream, ${storage}`,
+      scenario: "streamed imports into Redis",
+      figure: null,
+      unit: "",
+      note: unavailableNote(storage),
+    });
     continue;
   }
   const subjects = CASES_OF[storage].filter((name) => name !== "bad-row" && name !== "cli" && wanted(storage, name));
@@ -63,7 +79,7 @@ for (const storage of ["memory", "redis"] as const) {
   if (forKeyOnly) subjects.unshift("ndjson");
   const measured = new Map<CaseName, Measured>();
   const runStream = (name: CaseName) =>
-    guarded(`streamed ${LABEL[name]}, ${storage}`, async () => {
+    guarded(nameOf(storage, name), `streamed ${LABEL[name]}, ${storage}`, async () => {
       progress(`${storage}: streamed ${LABEL[name]}, up to ${fixed(megabytes(budget), 0)} MB`);
       const rigged = await startRig(storage, name, configOf);
       try {
@@ -86,9 +102,12 @@ for (const storage of ["memory", "redis"] as const) {
   let baseline: Measured | undefined;
   // The same products as the NDJSON body (or as many as would about fill the budget), buffered.
   const products = measured.get("ndjson")?.products ?? Math.floor(budget / 880);
-  const baselineName = `buffered bulk JSON over HTTP, the same ${count(products)} products, 1,000 a request, ${CONNECTIONS} connections`;
+  const buffered: NamedBaseline = {
+    label: "buffered JSON",
+    name: `buffered bulk JSON over HTTP, the same ${count(products)} products, 1,000 a request, ${CONNECTIONS} connections`,
+  };
   if (subjects.some((name) => name !== "key" && !(forKeyOnly && name === "ndjson"))) {
-    await guarded(`buffered bulk JSON import, ${storage}`, async () => {
+    await guarded(`buffered JSON ${BUDGET_LABEL}, ${storage}`, `buffered bulk JSON import, ${storage}`, async () => {
       progress(`${storage}: buffered bulk JSON, ${count(products)} products`);
       const rigged = await startRig(storage, "buffered", configOf);
       try {
@@ -104,18 +123,23 @@ for (const storage of ["memory", "redis"] as const) {
     const ndjson = measured.get("ndjson");
     const rows =
       name === "gzip" && ndjson !== undefined
-        ? streamRows(storage, name, m, ndjson, "the same body uncompressed")
+        ? streamRows(storage, name, m, ndjson, { label: "uncompressed", name: "the same body uncompressed" })
         : name === "key" && ndjson !== undefined
-          ? streamRows(storage, name, m, ndjson, "the same body without the header, fresh server and redis-server")
+          ? streamRows(storage, name, m, ndjson, {
+              label: "no key",
+              name: "the same body without the header, fresh server and redis-server",
+            })
           : baseline === undefined
             ? []
-            : streamRows(storage, name, m, baseline, baselineName);
+            : streamRows(storage, name, m, baseline, buffered);
     for (const row of rows) emit(row);
   }
   if (CASES_OF[storage].includes("bad-row") && wanted(storage, "bad-row")) {
-    await guarded(`streamed ${LABEL["bad-row"]}, ${storage}`, () => badRowCase(storage));
+    await guarded(nameOf(storage, "bad-row"), `streamed ${LABEL["bad-row"]}, ${storage}`, () => badRowCase(storage));
   }
-  if (wanted(storage, "cli")) await guarded(`streamed ${LABEL.cli}, ${storage}`, () => cliCase(storage));
+  if (wanted(storage, "cli")) {
+    await guarded(nameOf(storage, "cli"), `streamed ${LABEL.cli}, ${storage}`, () => cliCase(storage));
+  }
 }
 
 if (wanted("postgres", "ndjson")) await postgresPart(redisNdjson);

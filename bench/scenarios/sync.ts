@@ -19,7 +19,7 @@ import { available, STORAGES, type Storage, unavailableNote } from "../rig.ts";
 import { exportPart } from "../sync/export.ts";
 import { postgresReplacePart } from "../sync/postgres.ts";
 import { type ReplaceData, replaceData, replacePart } from "../sync/replace.ts";
-import { count, only, PARTS, type Part, REPLACE_PRODUCTS } from "../sync/setup.ts";
+import { count, EXPORT_PRODUCTS, only, PARTS, type Part, REPLACE_PRODUCTS } from "../sync/setup.ts";
 
 /** `--only memory|redis|postgres` and `--only export|replace` (repeatable) narrow the run. */
 function wanted(storage: Storage, part: Part): boolean {
@@ -33,12 +33,22 @@ let data: ReplaceData | undefined;
 for (const storage of ["memory", "redis"] as const) {
   if (!wanted(storage, "export") && !wanted(storage, "replace")) continue;
   if (!available(storage)) {
-    emit({ scenario: "export and replace on Redis", figure: null, unit: "", note: unavailableNote(storage) });
+    emit({
+      name: `export and mode=replace, ${storage}`,
+      scenario: "export and replace on Redis",
+      figure: null,
+      unit: "",
+      note: unavailableNote(storage),
+    });
     continue;
   }
-  if (wanted(storage, "export")) await guarded(`export of a site, ${storage}`, () => exportPart(storage));
+  if (wanted(storage, "export")) {
+    const name = `export ${count(EXPORT_PRODUCTS)}, ${storage}`;
+    await guarded(name, `export of a site, ${storage}`, () => exportPart(storage));
+  }
   if (wanted(storage, "replace")) {
-    await guarded(`full sync (mode=replace), ${storage}`, async () => {
+    const name = `mode=replace ${count(REPLACE_PRODUCTS)}, ${storage}`;
+    await guarded(name, `full sync (mode=replace), ${storage}`, async () => {
       progress(
         `${storage}: mode=replace and mode=upsert of ${count(Math.round(REPLACE_PRODUCTS * 0.9))} products into sites of ${count(REPLACE_PRODUCTS)}`,
       );
@@ -51,9 +61,16 @@ for (const storage of ["memory", "redis"] as const) {
 if (wanted("postgres", "replace")) {
   const missing = (["postgres", "redis"] as const).find((storage) => !available(storage));
   if (missing !== undefined) {
-    emit({ scenario: "full sync on PostgreSQL", figure: null, unit: "", note: unavailableNote(missing) });
+    emit({
+      name: "mode=replace, postgres",
+      scenario: "full sync on PostgreSQL",
+      figure: null,
+      unit: "",
+      note: unavailableNote(missing),
+    });
   } else {
-    await guarded("full sync (mode=replace), postgres", async () => {
+    const name = `mode=replace ${count(REPLACE_PRODUCTS)}, postgres`;
+    await guarded(name, "full sync (mode=replace), postgres", async () => {
       progress(
         `postgres and redis: mode=replace of ${count(Math.round(REPLACE_PRODUCTS * 0.9))} products into sites of ${count(REPLACE_PRODUCTS)}`,
       );

@@ -7,7 +7,7 @@ import { generateProducts } from "../data.ts";
 import { emit, progress } from "../report.ts";
 import { SERVER, type Storage, startRig } from "../rig.ts";
 import { streamCase } from "./cases.ts";
-import { describe, LABEL, sizeLabel } from "./rows.ts";
+import { describe, LABEL, nameOf, sizeLabel } from "./rows.ts";
 import { API, configOf, fixed, TOKEN } from "./setup.ts";
 
 /** The NDJSON with a bad last line: refused with 400 naming that line, the site unchanged (on Redis, no key left). */
@@ -35,6 +35,7 @@ export async function badRowCase(storage: Storage): Promise<void> {
     ];
     const ok = checks.every(Boolean);
     emit({
+      name: nameOf(storage, "bad-row"),
       scenario: `streamed ${LABEL["bad-row"]} over HTTP, ${storage}, ${sizeLabel(measured)} + 1 bad line, ${SERVER}: refused whole`,
       figure: (produced.products + 1) / measured.seconds,
       unit: "products/s",

@@ -11,7 +11,7 @@ import { emit, progress } from "../report.ts";
 import { type Rig, type Storage, startRig } from "../rig.ts";
 import { tempDir } from "../standalone.ts";
 import { type Measured, measure, rate, requireImported, withHeap } from "./cases.ts";
-import { describe, LABEL, streamRows } from "./rows.ts";
+import { describe, LABEL, nameOf, streamRows } from "./rows.ts";
 import { API, budget, configOf, count, fixed, megabytes, TOKEN, takeSite } from "./setup.ts";
 
 /** The NDJSON body as a file on disk, written once (by the same generator) for the tools that send files. */
@@ -121,6 +121,7 @@ async function fileCase(rigged: Rig, tool: "cli" | "curl", file: BodyFile): Prom
 export async function cliCase(storage: Storage): Promise<void> {
   if (!haveCurl) {
     emit({
+      name: nameOf(storage, "cli"),
       scenario: `streamed ${LABEL.cli}, ${storage}`,
       figure: null,
       unit: "",
@@ -146,7 +147,10 @@ export async function cliCase(storage: Storage): Promise<void> {
   const [curl, cli] = sent as [{ m: Measured }, { m: Measured; lines: string[] }];
   if (cli.lines.length === 0) throw new Error("catalog-kit import printed no progress line");
   const shown = `${cli.lines.length} progress line(s) on its standard error, the first: "${cli.lines[0]}"`;
-  for (const row of streamRows(storage, "cli", cli.m, curl.m, "`curl -T` of the same file")) {
+  for (const row of streamRows(storage, "cli", cli.m, curl.m, {
+    label: "curl -T",
+    name: "`curl -T` of the same file",
+  })) {
     emit(row.unit === "products/s" ? { ...row, note: `${shown}; ${row.note}` } : row);
   }
 }

@@ -6,7 +6,7 @@ import { emit, guarded, progress, type Row } from "../report.ts";
 import { available, type Rig, startRig, unavailableNote } from "../rig.ts";
 import { type Measured, rate, requireImported, streamCase } from "./cases.ts";
 import { copyFloor, type Floor } from "./floor.ts";
-import { cpuPerProductRows, describe, subjectOf } from "./rows.ts";
+import { cpuPerProductRows, describe, nameOf, subjectOf } from "./rows.ts";
 import { budget, configOf, count, cpuRows, fixed, megabytes } from "./setup.ts";
 
 /** The streamed NDJSON body into a fresh site of a fresh server on `rigged`. */
@@ -30,14 +30,17 @@ function describeFloor(floor: Floor): string {
 
 function rows(m: Measured, floor: Floor | undefined, redis: Measured | undefined): Row[] {
   const subject = subjectOf("postgres", "ndjson", m);
+  const short = nameOf("postgres", "ndjson");
   const out: Row[] = [];
   if (floor !== undefined) {
     const floorRate = floor.products / floor.seconds;
     out.push({
+      name: short,
       scenario: subject,
       figure: rate(m),
       unit: "products/s",
       baseline: {
+        label: "COPY floor",
         name: `floor: a bare \`COPY ... FROM STDIN\` of the same ${count(floor.products)} products as rows (site, id, sku, canonical body) into a table with the adapter's columns, primary key (site, id) and unique (site, sku), COLLATE "C", on the same PostgreSQL right after, generated while sent`,
         figure: floorRate,
         unit: "products/s",
@@ -48,28 +51,33 @@ function rows(m: Measured, floor: Floor | undefined, redis: Measured | undefined
     });
   }
   if (redis !== undefined) {
-    const name = `the same body streamed into Redis (adapter-redis) through the same server, same run, ${count(redis.products)} products`;
+    const against = {
+      label: "Redis",
+      name: `the same body streamed into Redis (adapter-redis) through the same server, same run, ${count(redis.products)} products`,
+    };
     out.push(
       {
+        name: short,
         scenario: subject,
         figure: rate(m),
         unit: "products/s",
-        baseline: { name, figure: rate(redis), unit: "products/s" },
+        baseline: { ...against, figure: rate(redis), unit: "products/s" },
         ratio: rate(m) / rate(redis),
         target: { label: ">= 1.0x", minRatio: 1 },
         note: `Redis: ${describe(redis)}`,
       },
-      ...(cpuRows ? cpuPerProductRows(subject, m, redis, name) : []),
+      ...(cpuRows ? cpuPerProductRows(short, subject, m, redis, against) : []),
     );
   }
   if (m.peakRss !== undefined) {
     out.push({
+      name: `peak RSS, ${short}`,
       scenario: `server peak RSS (VmHWM), ${subject}`,
       figure: megabytes(m.peakRss),
       unit: "MB",
       ...(redis?.peakRss === undefined
         ? {}
-        : { baseline: { name: "the same into Redis", figure: megabytes(redis.peakRss), unit: "MB" } }),
+        : { baseline: { label: "Redis", name: "the same into Redis", figure: megabytes(redis.peakRss), unit: "MB" } }),
       // The staging lives in PostgreSQL: the server's peak is to stay under 300 MB.
       target: { label: "<= 300 MB", max: 300 },
       note: `fresh server; idle ${fixed(megabytes(m.idleRss), 0)} MB, ${m.halfRss === undefined ? "n/a" : fixed(megabytes(m.halfRss), 0)} MB at half the body`,
@@ -77,10 +85,16 @@ function rows(m: Measured, floor: Floor | undefined, redis: Measured | undefined
   }
   if (cpuRows && floor !== undefined && m.postgres !== undefined) {
     out.push({
+      name: `PostgreSQL CPU/product, ${short}`,
       scenario: `PostgreSQL CPU per product, ${subject}`,
       figure: (m.postgres.cpuSeconds * 1e6) / m.products,
       unit: "µs/product",
-      baseline: { name: "the floor's", figure: (floor.postgres.cpuSeconds * 1e6) / floor.products, unit: "µs/product" },
+      baseline: {
+        label: "COPY floor",
+        name: "the floor's",
+        figure: (floor.postgres.cpuSeconds * 1e6) / floor.products,
+        unit: "µs/product",
+      },
     });
   }
   return out;
@@ -93,12 +107,19 @@ function rows(m: Measured, floor: Floor | undefined, redis: Measured | undefined
  */
 export async function postgresPart(redis: Measured | undefined): Promise<void> {
   if (!available("postgres")) {
-    emit({ scenario: "streamed imports into PostgreSQL", figure: null, unit: "", note: unavailableNote("postgres") });
+    emit({
+      name: "stream, postgres",
+      scenario: "streamed imports into PostgreSQL",
+      figure: null,
+      unit: "",
+      note: unavailableNote("postgres"),
+    });
     return;
   }
   let baseline = redis;
   if (baseline === undefined && available("redis")) {
-    await guarded("streamed NDJSON import, redis (the PostgreSQL rows' baseline)", async () => {
+    const name = `${nameOf("redis", "ndjson")} (PostgreSQL's baseline)`;
+    await guarded(name, "streamed NDJSON import, redis (the PostgreSQL rows' baseline)", async () => {
       progress(
         `redis: streamed NDJSON import, up to ${fixed(megabytes(budget), 0)} MB (baseline of the PostgreSQL rows)`,
       );
@@ -112,7 +133,7 @@ export async function postgresPart(redis: Measured | undefined): Promise<void> {
   }
   let subject: Measured | undefined;
   let floor: Floor | undefined;
-  await guarded("streamed NDJSON import, postgres", async () => {
+  await guarded(nameOf("postgres", "ndjson"), "streamed NDJSON import, postgres", async () => {
     progress(`postgres: streamed NDJSON import, up to ${fixed(megabytes(budget), 0)} MB`);
     const rigged = await startRig("postgres", "ndjson", configOf);
     try {

@@ -1,10 +1,10 @@
 // The rows of the streamed-import scenario: a case's rate against its baseline, the server's peak
 // memory, Redis's longest call, and what each case cost in CPU and memory, for the notes.
 import { describePostgres } from "../postgres.ts";
-import type { Row } from "../report.ts";
+import type { NamedBaseline, Row } from "../report.ts";
 import { SERVER, type Storage } from "../rig.ts";
 import { type Measured, rate } from "./cases.ts";
-import { type CaseName, count, cpuRows, fixed, megabytes } from "./setup.ts";
+import { BUDGET_LABEL, type CaseName, count, cpuRows, fixed, megabytes } from "./setup.ts";
 
 /** CPU and memory of a case, for a row's note. */
 export function describe(m: Measured): string {
@@ -42,6 +42,19 @@ export const LABEL: Readonly<Record<CaseName, string>> = {
   "bad-row": "NDJSON import with an invalid last line",
 };
 
+/** How the rows' short names give each case. */
+export const SHORT: Readonly<Record<CaseName, string>> = {
+  cli: "NDJSON via CLI",
+  ndjson: "NDJSON",
+  key: "NDJSON + key",
+  csv: "CSV",
+  gzip: "NDJSON gzip",
+  "bad-row": "NDJSON with bad last line",
+};
+
+/** A case's short name: what was sent, the body's budget, into which storage. */
+export const nameOf = (storage: Storage, name: CaseName) => `stream ${SHORT[name]} ${BUDGET_LABEL}, ${storage}`;
+
 /** A body's size and products, for a row's subject. */
 export function sizeLabel(m: Measured): string {
   return `${fixed(megabytes(m.bytes), 0)} MB, ${count(m.products)} products`;
@@ -67,15 +80,17 @@ export function streamRows(
   name: CaseName,
   m: Measured,
   baseline: Measured,
-  baselineName: string,
+  against: NamedBaseline,
 ): Row[] {
   const subject = subjectOf(storage, name, m);
+  const short = nameOf(storage, name);
   const rows: Row[] = [
     {
+      name: short,
       scenario: subject,
       figure: rate(m),
       unit: "products/s",
-      baseline: { name: baselineName, figure: rate(baseline), unit: "products/s" },
+      baseline: { ...against, figure: rate(baseline), unit: "products/s" },
       ratio: rate(m) / rate(baseline),
       ...targetOf(storage, name),
       note: `${describe(m)}; baseline: ${describe(baseline)}`,
@@ -83,20 +98,22 @@ export function streamRows(
   ];
   if (m.peakRss !== undefined && baseline.peakRss !== undefined) {
     rows.push({
+      name: `peak RSS, ${short}`,
       scenario: `server peak RSS (VmHWM), ${subject}`,
       figure: megabytes(m.peakRss),
       unit: "MB",
-      baseline: { name: baselineName, figure: megabytes(baseline.peakRss), unit: "MB" },
+      baseline: { ...against, figure: megabytes(baseline.peakRss), unit: "MB" },
       ratio: m.peakRss / baseline.peakRss,
       // Into Redis or PostgreSQL the staging lives in the store: the server's peak is to stay under 300 MB.
       ...(storage !== "memory" ? { target: { label: "<= 300 MB", max: 300 } } : {}),
       note: `fresh server for each; idle ${fixed(megabytes(m.idleRss), 0)} MB`,
     });
   }
-  if (cpuRows) rows.push(...cpuPerProductRows(subject, m, baseline, baselineName));
+  if (cpuRows) rows.push(...cpuPerProductRows(short, subject, m, baseline, against));
   if (m.peakRss !== undefined && m.heapAfter !== undefined) {
     // Into memory the server keeps the products: what it may take beyond them is 300 MB.
     rows.push({
+      name: `RSS above heap, ${short}`,
       scenario: `server peak RSS above the heap in use once it answered (the stored products, and garbage not yet collected), ${subject}`,
       figure: megabytes(m.peakRss - m.heapAfter),
       unit: "MB",
@@ -106,10 +123,11 @@ export function streamRows(
   }
   if (m.redis !== undefined && baseline.redis !== undefined) {
     rows.push({
+      name: `longest script call, ${short}`,
       scenario: `longest single Redis script call, ${subject}`,
       figure: m.redis.script,
       unit: "ms",
-      baseline: { name: baselineName, figure: baseline.redis.script, unit: "ms" },
+      baseline: { ...against, figure: baseline.redis.script, unit: "ms" },
       note: `${m.redis.scriptCall}; ${m.redis.over10} script calls of 10 ms or more; longest command of any kind: ${fixed(m.redis.any, 2)} ms (${m.redis.anyCall})`,
     });
   }
@@ -117,13 +135,20 @@ export function streamRows(
 }
 
 /** The server's and redis-server's CPU per product, which the notes also give, as rows an A/B can compare. */
-export function cpuPerProductRows(subject: string, m: Measured, baseline: Measured, baselineName: string): Row[] {
+export function cpuPerProductRows(
+  short: string,
+  subject: string,
+  m: Measured,
+  baseline: Measured,
+  against: NamedBaseline,
+): Row[] {
   const micros = (seconds: number, of: Measured) => (seconds * 1e6) / of.products;
   const row = (who: string, figure: number, base: number): Row => ({
+    name: `${who} CPU/product, ${short}`,
     scenario: `${who} CPU per product, ${subject}`,
     figure,
     unit: "µs/product",
-    baseline: { name: baselineName, figure: base, unit: "µs/product" },
+    baseline: { ...against, figure: base, unit: "µs/product" },
   });
   const rows = [row("server", micros(m.serverCpu, m), micros(baseline.serverCpu, baseline))];
   if (m.redis !== undefined && baseline.redis !== undefined) {

@@ -11,6 +11,8 @@ export const MB = 1_048_576;
 const MAX_STREAM_BYTES = 1_073_741_824;
 /** Bytes a body may hold: `--size N` MB, else 1 GiB (4 MB with --quick). */
 export const budget = Math.min(MAX_STREAM_BYTES, (sizes?.[0] ?? (quick ? 4 : 1_024)) * MB);
+/** The body's budget as the rows' short names give it: "1 GiB", "4 MB". */
+export const BUDGET_LABEL = budget % (1_024 * MB) === 0 ? `${budget / (1_024 * MB)} GiB` : `${budget / MB} MB`;
 /** The access token of every case. */
 export const TOKEN = "bench-stream-token";
 /** The product API's prefix. */

@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { PRODUCT_FIELDS, type Product, type Site } from "@catalog-kit/catalog-core";
 import { bodyOf, SEED } from "../body.ts";
 import { generateProducts } from "../data.ts";
-import { emit, progress } from "../report.ts";
+import { emit, type NamedBaseline, progress } from "../report.ts";
 import { type Rig, SERVER, type Storage, startRig } from "../rig.ts";
 import type { Standalone } from "../standalone.ts";
 import {
@@ -152,6 +152,10 @@ async function runExportCase(rigged: Rig, name: ExportCase, first: Product): Pro
   return { m, bytes: result.bytes, products: EXPORT_PRODUCTS };
 }
 
+/** An export's short name: its format, the site's size, the storage. */
+export const exportName = (format: "ndjson" | "csv", storage: Storage) =>
+  `export ${format === "ndjson" ? "NDJSON" : "CSV"} ${count(EXPORT_PRODUCTS)}, ${storage}`;
+
 /** Exports of one site, with the JSON list walk in the same rounds; a fresh server (and redis-server). */
 export async function exportPart(storage: Storage): Promise<void> {
   const rigged = await startRig(storage, "export", configOf());
@@ -184,26 +188,30 @@ export async function exportPart(storage: Storage): Promise<void> {
       for (const format of ["ndjson", "csv"] as const)
         ratios[format].push(rate(runs[format][round] as ExportRun) / rate(list));
     }
-    const list = medianRun(runs.list);
-    const listName = `${EXPORT_LABEL.list} of the same site`;
+    const listRun = medianRun(runs.list);
+    const list: NamedBaseline = { label: "JSON list walk", name: `${EXPORT_LABEL.list} of the same site` };
     const size = `a site of ${count(EXPORT_PRODUCTS)} products`;
     for (const format of ["ndjson", "csv"] as const) {
       const run = medianRun(runs[format]);
       const subject = `${EXPORT_LABEL[format]} of ${size}, ${storage}, ${SERVER}`;
+      const short = exportName(format, storage);
       emit({
+        name: short,
         scenario: subject,
         figure: median(runs[format].map(rate)),
         unit: "products/s",
-        baseline: { name: listName, figure: median(runs.list.map(rate)), unit: "products/s" },
+        baseline: { ...list, figure: median(runs.list.map(rate)), unit: "products/s" },
         ratio: median(ratios[format]),
-        note: `${rounds(ROUNDS)}; ${describe(run.m, run.products, run.bytes)}; longest GET /healthz by round: ${stalls(runs[format])}; list walk: ${describe(list.m, list.products, list.bytes)}; its longest GET /healthz by round: ${stalls(runs.list)}${stderrNote(rigged.server)}`,
+        note: `${rounds(ROUNDS)}; ${describe(run.m, run.products, run.bytes)}; longest GET /healthz by round: ${stalls(runs[format])}; list walk: ${describe(listRun.m, listRun.products, listRun.bytes)}; its longest GET /healthz by round: ${stalls(runs.list)}${stderrNote(rigged.server)}`,
       });
       const peaks = runs[format].map((r) => r.m.peakRss);
       emit({
+        name: `peak RSS, ${short}`,
         scenario: `server peak RSS during the ${EXPORT_LABEL[format]} of ${size}, ${storage}, ${SERVER}`,
         figure: megabytes(median(peaks)),
         unit: "MB",
         baseline: {
+          label: "RSS before",
           name: "server RSS just before the export (the site loaded, idle)",
           figure: megabytes(median(runs[format].map((r) => r.m.rssBefore))),
           unit: "MB",
@@ -211,13 +219,14 @@ export async function exportPart(storage: Storage): Promise<void> {
         ratio: median(runs[format].map((r) => r.m.peakRss / r.m.rssBefore)),
         note: `${rounds(ROUNDS)}, ${hwmWasReset() ? "VmHWM reset before each" : "highest of RSS samples every 50 ms (VmHWM could not be reset)"}; peaks ${peaks.map((p) => fixed(megabytes(p), 0)).join(", ")} MB; the list walk's peak ${fixed(megabytes(median(runs.list.map((r) => r.m.peakRss))), 0)} MB`,
       });
-      if (run.m.redis !== undefined && list.m.redis !== undefined) {
+      if (run.m.redis !== undefined && listRun.m.redis !== undefined) {
         const call = longestCall(runs[format], runs.list);
         emit({
+          name: `longest script call, ${short}`,
           scenario: `longest single Redis script call, ${EXPORT_LABEL[format]} of ${size}, ${SERVER}`,
           figure: call.figure,
           unit: "ms",
-          baseline: { name: listName, figure: call.baseline, unit: "ms" },
+          baseline: { ...list, figure: call.baseline, unit: "ms" },
           note: call.note,
         });
       }

@@ -3,7 +3,15 @@
 import { emit, progress } from "../report.ts";
 import { type Rig, SERVER, type Storage, startRig } from "../rig.ts";
 import { describe, medianRun, rate, rounds, stderrNote } from "./measure.ts";
-import { BODY_LABEL, bodyLimit, type ReplaceData, type ReplaceRun, replaced, runReplaceCase } from "./replace.ts";
+import {
+  BODY_LABEL,
+  bodyLimit,
+  type ReplaceData,
+  type ReplaceRun,
+  replaced,
+  replaceName,
+  runReplaceCase,
+} from "./replace.ts";
 import { type Body, configOf, count, median, ROUNDS } from "./setup.ts";
 
 const BODIES: readonly Body[] = ["ndjson", "json"];
@@ -51,10 +59,12 @@ export async function postgresReplacePart(data: ReplaceData): Promise<void> {
     const failed = [...pg, ...redis].filter((run) => !run.ok).length;
     const [pgRun, redisRun] = [medianRun(pg), medianRun(redis)];
     emit({
+      name: replaceName(body, "postgres"),
       scenario: `full sync: mode=replace of ${replaced(data)}, ${BODY_LABEL[body]}, postgres, ${SERVER}`,
       figure: median(pg.map(rate)),
       unit: "products/s",
       baseline: {
+        label: "Redis",
         name: "the same replace through the same server on Redis (adapter-redis), same rounds",
         figure: median(redis.map(rate)),
         unit: "products/s",

@@ -124,6 +124,10 @@ export async function runReplaceCase(
 }
 
 /** How the rows name each body. */
+/** A replace's short name: the site's size, the body, the storage. */
+export const replaceName = (body: Body, storage: Storage) =>
+  `mode=replace ${count(REPLACE_PRODUCTS)}, ${body === "ndjson" ? "NDJSON" : "bulk JSON"}, ${storage}`;
+
 export const BODY_LABEL: Readonly<Record<Body, string>> = {
   ndjson: "raw NDJSON body (`Content-Type: application/x-ndjson`, streamed import)",
   json: "one bulk JSON envelope (`{ siteId, siteType, products }`)",
@@ -185,14 +189,19 @@ export async function replacePart(storage: Storage, data: ReplaceData): Promise<
     const upserts = runs.get(`${body} upsert`) ?? [];
     const replace = medianRun(replaces);
     const upsert = medianRun(upserts);
-    const baselineName = `mode=upsert of the same body into an equal fresh site of ${count(REPLACE_PRODUCTS)}`;
+    const upsertBaseline = {
+      label: "mode=upsert",
+      name: `mode=upsert of the same body into an equal fresh site of ${count(REPLACE_PRODUCTS)}`,
+    };
+    const short = replaceName(body, storage);
     const subject = `full sync: mode=replace of ${what}, ${BODY_LABEL[body]}, ${storage}, ${SERVER}`;
     const failed = [...replaces, ...upserts].filter((run) => !run.ok).length;
     emit({
+      name: short,
       scenario: subject,
       figure: median(replaces.map(rate)),
       unit: "products/s",
-      baseline: { name: baselineName, figure: median(upserts.map(rate)), unit: "products/s" },
+      baseline: { ...upsertBaseline, figure: median(upserts.map(rate)), unit: "products/s" },
       ratio: median(ratios[body]),
       note:
         `${rounds(ROUNDS)}; ${failed === 0 ? "" : `**${failed} case(s) NOT as expected**; `}${replace.checks}; ${describe(replace.m, replace.products)}` +
@@ -201,10 +210,11 @@ export async function replacePart(storage: Storage, data: ReplaceData): Promise<
     if (replace.m.redis !== undefined && upsert.m.redis !== undefined) {
       const call = longestCall(replaces, upserts);
       emit({
+        name: `longest script call, ${short}`,
         scenario: `longest single Redis script call, ${subject}`,
         figure: call.figure,
         unit: "ms",
-        baseline: { name: baselineName, figure: call.baseline, unit: "ms" },
+        baseline: { ...upsertBaseline, figure: call.baseline, unit: "ms" },
         note: call.note,
       });
     }
