@@ -142,7 +142,7 @@ export async function runAb(): Promise<void> {
           rows.push(message.row);
           const { figure, unit } = message.row;
           console.log(
-            `  [${tag}] ${message.row.scenario}: ${figure === null ? "no figure" : `${formatNumber(figure)} ${unit}`}`,
+            `  [${tag}] ${message.row.name}: ${figure === null ? "no figure" : `${formatNumber(figure)} ${unit}`}`,
           );
         }
       });

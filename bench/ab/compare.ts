@@ -1,9 +1,19 @@
 // The rows of both sides of an A/B, matched and compared: a figure per side (the median of its
 // rounds), after/before, and a gain oriented so that > 1 is always better, whatever the unit.
 import { median } from "../measure.ts";
-import { formatNumber, judge, markdownTable, type Row } from "../report.ts";
+import { type Baseline, formatNumber, judge, markdownTable, type Row } from "../report.ts";
 
 export type Side = "before" | "after";
+
+/**
+ * A row as a scenario printed it. The before side runs this tree's bench, but a row printed by
+ * a bench from before short names (an older ab.json, a bench copied by hand) has no `name`, nor
+ * its baseline a `label`.
+ */
+export type PrintedRow = Omit<Row, "name" | "baseline"> & {
+  readonly name?: string;
+  readonly baseline?: Omit<Baseline, "label"> & { readonly label?: string };
+};
 
 /** One scenario run of one side in one round: the rows it printed and how it ended. */
 export interface Collected {
@@ -11,7 +21,7 @@ export interface Collected {
   readonly side: Side;
   /** Index of the scenario (with its filter) in the run's list. */
   readonly pick: number;
-  readonly rows: readonly Row[];
+  readonly rows: readonly PrintedRow[];
   /** Exit code; undefined when it did not run (the reason in `skipped`). */
   readonly code: number | undefined;
   readonly skipped?: string;
@@ -44,13 +54,17 @@ export const WORSE_BELOW = 0.95;
 
 const higherIsBetter = (unit: string) => unit.endsWith("/s");
 
-/** Rows of one run are told apart by name and baseline: one figure may be reported against two baselines. */
-function keyOf(pick: number, row: Row): string {
-  return `${pick}\u0000${row.scenario}\u0000${row.baseline?.name ?? ""}`;
-}
+// Rows of one run are told apart by name and baseline: one figure may be reported against two
+// baselines. The short name is the key where a row has one: it stays when a scenario's full
+// description (sizes, notes on the server) is reworded.
+const byName = (pick: number, name: string, row: PrintedRow) =>
+  `${pick}\u0000${name}\u0000${row.baseline?.label ?? row.baseline?.name ?? ""}`;
+const byScenario = (pick: number, row: PrintedRow) => `${pick}\u0000${row.scenario}\u0000${row.baseline?.name ?? ""}`;
 
-function labelOf(row: Row): string {
-  return row.baseline === undefined ? row.scenario : `${row.scenario} [baseline: ${row.baseline.name}]`;
+function labelOf(row: PrintedRow): string {
+  const name = row.name ?? row.scenario;
+  const baseline = row.baseline?.label ?? row.baseline?.name;
+  return baseline === undefined ? name : `${name} [baseline: ${baseline}]`;
 }
 
 const middle = (values: readonly (number | null | undefined)[]) => {
@@ -58,22 +72,40 @@ const middle = (values: readonly (number | null | undefined)[]) => {
   return present.length === 0 ? undefined : median(present);
 };
 
-/** Matches the rows of both sides, in the order the after side printed them (rows only before has come last). */
+interface Entry {
+  readonly row: PrintedRow;
+  readonly of: Record<Side, (PrintedRow | undefined)[]>;
+}
+
+/**
+ * Matches the rows of both sides, in the order the after side printed them (rows only before has
+ * come last): by short name where both rows have one, else by the full scenario.
+ */
 export function compare(runs: readonly Collected[], rounds: number): Compared[] {
-  const found = new Map<string, { row: Row; of: Record<Side, (Row | undefined)[]> }>();
+  const entries: Entry[] = [];
+  const named = new Map<string, Entry>();
+  const described = new Map<string, Entry>();
   const ordered = [...runs].sort((a, b) => (a.side === b.side ? 0 : a.side === "after" ? -1 : 1));
   for (const run of ordered) {
     for (const row of run.rows) {
-      const key = keyOf(run.pick, row);
-      let entry = found.get(key);
+      const nameKey = row.name === undefined ? undefined : byName(run.pick, row.name, row);
+      const scenarioKey = byScenario(run.pick, row);
+      // The full scenario matches only where one of the two rows has no name: two named rows
+      // that differ are two rows, whatever their descriptions.
+      const fallback = described.get(scenarioKey);
+      let entry =
+        (nameKey === undefined ? undefined : named.get(nameKey)) ??
+        (fallback !== undefined && (nameKey === undefined || fallback.row.name === undefined) ? fallback : undefined);
       if (entry === undefined) {
         entry = { row, of: { before: Array(rounds).fill(undefined), after: Array(rounds).fill(undefined) } };
-        found.set(key, entry);
+        entries.push(entry);
       }
+      if (nameKey !== undefined && !named.has(nameKey)) named.set(nameKey, entry);
+      if (!described.has(scenarioKey)) described.set(scenarioKey, entry);
       entry.of[run.side][run.round] = row;
     }
   }
-  return [...found.values()].map(({ row, of }) => {
+  return entries.map(({ row, of }) => {
     const better = higherIsBetter(row.unit);
     const figures = (side: Side) => of[side].map((r) => (r === undefined ? undefined : r.figure));
     const byRound = { before: figures("before"), after: figures("after") };
