@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { describe, expect, test } from "vitest";
 import { judge, type Row, toMarkdownNotes, toMarkdownReport, toMarkdownTable } from "../report.ts";
@@ -152,4 +153,22 @@ test("the report is as the repository's formatter lays it out", () => {
   });
   expect(formatted.status, formatted.stderr).toBe(0);
   expect(formatted.stdout).toBe(report);
+});
+
+test("the committed RESULTS.md keeps to short cells and numbers its notes as its rows", () => {
+  const text = readFileSync(new URL("../RESULTS.md", import.meta.url), "utf8");
+  const [before, notes] = text.split("\n## Notes\n");
+  const table = (before as string).split("\n").filter((line) => line.startsWith("|"));
+  const rows = table.slice(2).map(cellsOf);
+  expect(rows.length).toBeGreaterThan(0);
+  for (const cells of table.map(cellsOf)) {
+    expect(cells).toHaveLength(7);
+    for (const cell of cells) expect(cell.length, cell).toBeLessThanOrEqual(MAX_CELL);
+  }
+  const lines = (notes as string).trim().split("\n");
+  expect(lines).toHaveLength(rows.length);
+  rows.forEach((cells, i) => {
+    expect(cells[0]).toBe(String(i + 1));
+    expect(lines[i]?.startsWith(`${i + 1}. `), lines[i]).toBe(true);
+  });
 });
