@@ -127,6 +127,7 @@ try {
       const vsFastify = compare(get, "catalog", "fastify");
       if (vsFastify.storeCpu !== undefined) {
         rows.push({
+          name: `redis-server CPU per GET, handler, ${storage}`,
           scenario: `${getScenario("handler alone (no access log)")}: redis-server CPU per request`,
           figure: vsFastify.storeCpu,
           unit: "µs/request",
