@@ -7,6 +7,7 @@
 // import with a fresh Idempotency-Key on every request against the same without one.
 // The servers and the load live in ../http/; this is the run's outline and its rows.
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
@@ -27,6 +28,7 @@ import {
   quick,
   rounds,
   stored,
+  work,
 } from "../http/setup.ts";
 import { havePostgres } from "../postgres.ts";
 import { emit, type NamedBaseline, progress, type Row } from "../report.ts";
@@ -42,7 +44,11 @@ const wanted = (name: string, kind: readonly string[]) => {
 const PARTS = ["get", "bulk", "csv", "key"];
 const STORAGES = ["memory", "redis", "postgres"];
 
-const FASTIFY_GET: NamedBaseline = { label: "fastify", name: "fastify, same catalog" };
+const FASTIFY_GET: NamedBaseline = { label: "fastify", name: "fastify, same catalog, logger off" };
+const FASTIFY_LOGGED_GET: NamedBaseline = {
+  label: "fastify, logger on",
+  name: "fastify, same catalog, its logger on (pino, level info, to a file: a line per request and per answer)",
+};
 const BARE_PARSE: NamedBaseline = { label: "bare node:http", name: "bare node:http, read + JSON.parse only" };
 
 const rows: Row[] = [];
@@ -85,6 +91,13 @@ try {
     // `npm start` serves the memory store its configuration names; Redis rows compare the handler.
     const npmStart = storage === "memory" ? await startNpmStart() : undefined;
     if (npmStart !== undefined) servers.push(npmStart);
+    // Beside `npm start` (its access log on), fastify as its users run it too: its logger on,
+    // writing to a file.
+    const fastifyLogged =
+      npmStart === undefined
+        ? undefined
+        : await startServer("servers/fastify.ts", [...args, "--log-file", join(work, `fastify-${storage}.log`)]);
+    if (fastifyLogged !== undefined) servers.push(fastifyLogged);
     const withNpmStart = <T>(contender: T): Record<string, T> =>
       npmStart === undefined ? {} : { npmStart: contender };
     const judged = !quick && storage === "memory";
@@ -95,6 +108,7 @@ try {
         catalog: [catalog, GET],
         ...withNpmStart<[Running, Load]>([npmStart as Running, GET]),
         fastify: [fastify, GET],
+        ...(fastifyLogged === undefined ? {} : { fastifyLogged: [fastifyLogged, GET] as [Running, Load] }),
         bare: [bareFixed, GET],
       });
       const getScenario = (subject: string) =>
@@ -111,6 +125,16 @@ try {
           ratio: started.ratio,
           note: started.note,
           ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
+        });
+        const logged = compare(get, "npmStart", "fastifyLogged");
+        rows.push({
+          name: `GET by id, npm start, ${storage}`,
+          scenario,
+          figure: logged.figure,
+          unit: "req/s",
+          baseline: { ...FASTIFY_LOGGED_GET, figure: logged.baseline, unit: "req/s" },
+          ratio: logged.ratio,
+          note: logged.note,
         });
         if (started.cpu !== undefined && started.baselineCpu !== undefined) {
           rows.push({

@@ -5,9 +5,13 @@ import { productJsonSchemas, toProductView } from "@catalog-kit/catalog-core";
 import Fastify from "fastify";
 import { announce, benchCatalog, SITE, serverArgs, TOKEN } from "./shared.ts";
 
-const catalog = await benchCatalog(serverArgs());
-// The product's own body limit (50 MiB), instead of fastify's 1 MiB default.
-const app = Fastify({ logger: false, bodyLimit: 52_428_800 });
+const args = serverArgs();
+const catalog = await benchCatalog(args);
+// The product's own body limit (50 MiB), instead of fastify's 1 MiB default. With `--log-file`,
+// fastify's own logger (pino, a line per request and per answer) writes to that file, as a
+// fastify server started with `logger: { file }` does.
+const logger = args.logFile === undefined ? false : { level: "info", file: args.logFile };
+const app = Fastify({ logger, bodyLimit: 52_428_800 });
 const { $schema: _, ...view } = productJsonSchemas().ProductView as Record<string, unknown>;
 
 app.get<{ Params: { productId: string }; Querystring: { siteId?: string; siteType?: string } }>(

@@ -15,11 +15,13 @@ export const TOKEN = "bench-token";
 /** The key prefix of the bench's catalog in Redis. */
 export const KEY_PREFIX = "bench-http";
 
-/** How a server was asked to run: `--storage memory|redis`, `--redis-url`, `--preload N`. */
+/** How a server was asked to run: `--storage memory|redis`, `--redis-url`, `--preload N`, `--log-file PATH`. */
 export interface ServerArgs {
   readonly storage: "memory" | "redis";
   readonly redisUrl: string | undefined;
   readonly preload: number;
+  /** Where a server with a logger of its own (fastify) logs; no logger when absent. */
+  readonly logFile: string | undefined;
 }
 
 /** Reads the server's command line. */
@@ -29,10 +31,11 @@ export function serverArgs(): ServerArgs {
       storage: { type: "string", default: "memory" },
       "redis-url": { type: "string" },
       preload: { type: "string", default: "0" },
+      "log-file": { type: "string" },
     },
   });
   const storage = values.storage === "redis" ? "redis" : "memory";
-  return { storage, redisUrl: values["redis-url"], preload: Number(values.preload) };
+  return { storage, redisUrl: values["redis-url"], preload: Number(values.preload), logFile: values["log-file"] };
 }
 
 /** The catalog a server serves: memory preloaded with the bench products, or the bench's Redis (loaded by the bench). */
