@@ -10,6 +10,10 @@ import { npmStartArgs, ROOT } from "../standalone.ts";
 import { BATCH, products, stored, work } from "./setup.ts";
 
 const here = new URL("..", import.meta.url);
+// BENCH_SERVER_PROFILES=DIR: every server writes a CPU profile of its run into DIR when it stops,
+// so that the servers are profiled under the very load the bench measures.
+const profiling = process.env.BENCH_SERVER_PROFILES;
+const profileArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profiling}`] : [];
 
 /** A server in a child process: where it listens, its CPU so far, and a graceful stop. */
 export interface Running {
@@ -47,7 +51,7 @@ function running(url: string, child: ChildProcess, exited: Promise<void>): Runni
 export async function startServer(file: string, args: readonly string[] = []): Promise<Running> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=@catalog-kit/source", file, ...args],
+    [...profileArgs, "--import", "tsx", "--conditions=@catalog-kit/source", file, ...args],
     { cwd: here, stdio: ["ignore", "pipe", "inherit"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -82,7 +86,7 @@ export async function startNpmStart(storage?: NpmStartStorage): Promise<Running>
   const log = join(work, `access-${name}.log`);
   const out = openSync(log, "w");
   const { ACCESS_LOG: _, ...env } = process.env;
-  const child: ChildProcess = spawn(process.execPath, npmStartArgs(), {
+  const child: ChildProcess = spawn(process.execPath, [...profileArgs, ...npmStartArgs()], {
     cwd: ROOT,
     env: { ...env, PORT: "0", CATALOG_CONFIG: config },
     stdio: ["ignore", out, "inherit"],
