@@ -3,6 +3,8 @@
 // faster. It reads exactly what csv-parse reads or gives up (`undefined`) and leaves the text to
 // csv-parse, which then decides every error and edge case; test/csv-scanner.test.ts proves it.
 
+import { isUtf8 } from "node:buffer";
+
 /** A record of one empty or white-space cell: a blank line, which neither reader keeps. */
 export const isBlank = (record: readonly string[]) => record.length === 1 && (record[0] as string).trim() === "";
 
@@ -102,4 +104,35 @@ export function scanCsv(text: string | Buffer, keep = Number.POSITIVE_INFINITY, 
     }
   }
   return { records, rows, count };
+}
+
+/**
+ * The table of pieces of whole records that follow one another (the first starting on line
+ * `firstLine`), as `scanCsv` finds it in their concatenation; `undefined` when a piece is not
+ * UTF-8 or not for the scanner, and the concatenation must be read as one. A streamed chunk is
+ * read where it lies, beside the record begun in an earlier chunk, without copying the two into one.
+ */
+export function scanPieces(
+  pieces: readonly Buffer[],
+  keep = Number.POSITIVE_INFINITY,
+  firstLine = 1,
+): CsvTable | undefined {
+  let table: CsvTable | undefined;
+  let line = firstLine;
+  for (let p = 0; p < pieces.length; p++) {
+    const piece = pieces[p] as Buffer;
+    if (!isUtf8(piece)) return undefined;
+    const next = scanCsv(piece, Math.max(0, keep - (table?.count ?? 0)), line);
+    if (next === undefined) return undefined;
+    if (table === undefined) table = next;
+    else {
+      for (let r = 0; r < next.records.length; r++) {
+        table.records.push(next.records[r] as string[]);
+        table.rows.push(next.rows[r] as number);
+      }
+      table = { records: table.records, rows: table.rows, count: table.count + next.count };
+    }
+    if (p < pieces.length - 1) line += countLf(piece, 0, piece.length);
+  }
+  return table;
 }

@@ -3,7 +3,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { CsvError, parse } from "csv-parse/sync";
-import { type CsvTable, isBlank, scanCsv } from "./csv-scanner.ts";
+import { type CsvTable, isBlank, scanCsv, scanPieces } from "./csv-scanner.ts";
 import { isCatalogError } from "./errors.ts";
 import { Problems, type Reading, type RecordPart } from "./parse.ts";
 import { PRODUCT_FIELDS, REQUIRED_FIELDS } from "./product.ts";
@@ -161,15 +161,21 @@ export class CsvReader {
     this.reading = reading;
   }
 
-  /** The records of a piece of whole records starting on line `first`; false when reading must end. */
-  read(piece: Buffer, first: number): (RecordPart & { count: number }) | false {
+  /**
+   * The records of pieces of whole records that follow one another, the first starting on line
+   * `first`, read as their concatenation is; false when reading must end.
+   */
+  read(pieces: readonly Buffer[], first: number): (RecordPart & { count: number }) | false {
     const { structure } = this;
     // Past the header, records are only counted once the import is known to be refused.
     const keep = this.reading.counting && this.columns !== undefined ? 0 : Number.POSITIVE_INFINITY;
     let table: CsvTable;
     let restore: ((cell: string) => string) | undefined;
     try {
-      if (isUtf8(piece)) {
+      const scanned = scanPieces(pieces, keep, first);
+      const piece = scanned === undefined && pieces.length > 1 ? Buffer.concat(pieces) : (pieces[0] as Buffer);
+      if (scanned !== undefined) table = scanned;
+      else if (isUtf8(piece)) {
         table = scanCsv(piece, keep, first) ?? parseRecords(piece.toString("utf8"), keep, first);
       } else {
         const text = decodeText(piece);
