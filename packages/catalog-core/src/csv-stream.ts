@@ -60,7 +60,8 @@ export async function* decodeCsvStream(
     const found = boundaries(chunk, quoted);
     quoted = found.quoted;
     if (found.last === -1) {
-      pending.push(chunk);
+      // Copied: the chunk's bytes may be written over once the next one is asked for (see toBuffers).
+      pending.push(Buffer.from(chunk));
       pendingBytes += chunk.length;
       if (pendingBytes > MAX_RECORD_BYTES) {
         structure.add({
@@ -83,7 +84,7 @@ export async function* decodeCsvStream(
     }
     if (from <= found.last) pieces.push(chunk.subarray(from, found.last + 1));
     const rest = chunk.subarray(found.last + 1);
-    pending = rest.length > 0 ? [rest] : [];
+    pending = rest.length > 0 ? [Buffer.from(rest)] : [];
     pendingBytes = rest.length;
     const out = reader.read(pieces, line);
     if (out === false) return;

@@ -25,6 +25,7 @@ export async function* decodeNdjson(
   // Inside a line found too long: its bytes are dropped up to its end.
   let skipping = false;
   for await (const chunk of source) {
+    const joined = carry !== undefined;
     let bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
     carry = undefined;
     if (skipping) {
@@ -39,7 +40,7 @@ export async function* decodeNdjson(
       if (bytes.length > MAX_LINE_BYTES) {
         problems.add({ line, message: `Line is longer than ${MAX_LINE_BYTES} bytes` });
         skipping = true;
-      } else carry = bytes;
+      } else carry = joined ? bytes : Buffer.from(bytes); // a chunk may be written over once the next is asked for (see toBuffers)
       continue;
     }
     if (end + 1 < bytes.length) carry = Buffer.from(bytes.subarray(end + 1));

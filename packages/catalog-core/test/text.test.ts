@@ -6,7 +6,8 @@ import { decodeText, toBuffers } from "../src/text.ts";
 
 async function bytesOf(chunks: readonly string[]): Promise<Buffer> {
   const out: Buffer[] = [];
-  for await (const buffer of toBuffers(chunks)) out.push(buffer);
+  // Copied, as every consumer copies what it keeps: the bytes of text are written over one buffer.
+  for await (const buffer of toBuffers(chunks)) out.push(Buffer.from(buffer));
   return Buffer.concat(out);
 }
 
