@@ -2,7 +2,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { parseRecords } from "../src/csv.ts";
-import { scanCsv } from "../src/csv-scanner.ts";
+import { scanCsv, scanPieces } from "../src/csv-scanner.ts";
 import { encodeCsv } from "./support/csv-encode.ts";
 import { realisticProducts } from "./support/realistic-products.ts";
 
@@ -75,5 +75,28 @@ describe("scanCsv", () => {
     const fast = scanCsv(text);
     expect(fast).toBeDefined();
     expect(fast).toStrictEqual(parseRecords(text));
+  });
+});
+
+describe("scanPieces", () => {
+  // The document cut after some of its LFs that end records (none inside quotes), as a stream's chunks are read.
+  test.prop([document, fc.array(fc.nat(), { maxLength: 4 }), fc.constantFrom(0, 1, Number.POSITIVE_INFINITY)])(
+    "reads pieces of whole records as scanCsv reads them joined",
+    (text, cuts, keep) => {
+      const bytes = Buffer.from(text);
+      const ends: number[] = [];
+      let quotes = 0;
+      for (let i = 0; i < bytes.length; i++) {
+        if (bytes[i] === 34) quotes++;
+        else if (bytes[i] === 10 && quotes % 2 === 0) ends.push(i + 1);
+      }
+      const at = [...new Set(cuts.map((cut) => ends[cut % Math.max(1, ends.length)] ?? 0))].sort((a, b) => a - b);
+      const pieces = [...at, bytes.length].map((end, i) => bytes.subarray(i === 0 ? 0 : at[i - 1], end));
+      expect(scanPieces(pieces, keep)).toStrictEqual(scanCsv(bytes, keep));
+    },
+  );
+
+  test("leaves pieces that are not UTF-8 to be read joined", () => {
+    expect(scanPieces([Buffer.from("a,b\n"), Buffer.from([0xed, 0xa0, 0x80, 0x0a])])).toBeUndefined();
   });
 });
