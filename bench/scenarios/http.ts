@@ -31,7 +31,7 @@ import {
   work,
 } from "../http/setup.ts";
 import { havePostgres } from "../postgres.ts";
-import { emit, type NamedBaseline, progress, type Row } from "../report.ts";
+import { emit, type NamedBaseline, progress, type Row, type Target } from "../report.ts";
 import { unavailableNote } from "../rig.ts";
 import { KEY_PREFIX, SITE } from "../servers/shared.ts";
 import { cpuSecondsOf, forget, killRedisOnExit } from "../standalone.ts";
@@ -45,6 +45,7 @@ const PARTS = ["get", "bulk", "csv", "key"];
 const STORAGES = ["memory", "redis", "postgres"];
 
 const FASTIFY_GET: NamedBaseline = { label: "fastify", name: "fastify, same catalog, logger off" };
+const BARE_GET: NamedBaseline = { label: "bare node:http", name: "bare node:http, fixed JSON" };
 const FASTIFY_LOGGED_GET: NamedBaseline = {
   label: "fastify, logger on",
   name: "fastify, same catalog, its logger on (pino, level info, to a file: a line per request and per answer)",
@@ -113,29 +114,30 @@ try {
       });
       const getScenario = (subject: string) =>
         `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`;
+      // A GET row: a contender's rate against a baseline's, over the same rounds.
+      const getRow = (
+        name: string,
+        scenario: string,
+        figures: ReturnType<typeof compare>,
+        baseline: NamedBaseline,
+        target?: Target,
+      ): Row => ({
+        name,
+        scenario,
+        figure: figures.figure,
+        unit: "req/s",
+        baseline: { ...baseline, figure: figures.baseline, unit: "req/s" },
+        ratio: figures.ratio,
+        note: figures.note,
+        ...(judged && target !== undefined ? { target } : {}),
+      });
+      const notSlower = { label: ">= 1.0x", minRatio: 1 };
       if (npmStart !== undefined) {
         const started = compare(get, "npmStart", "fastify");
         const scenario = getScenario("standalone server as `npm start` runs it (access log on)");
-        rows.push({
-          name: `GET by id, npm start, ${storage}`,
-          scenario,
-          figure: started.figure,
-          unit: "req/s",
-          baseline: { ...FASTIFY_GET, figure: started.baseline, unit: "req/s" },
-          ratio: started.ratio,
-          note: started.note,
-          ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
-        });
-        const logged = compare(get, "npmStart", "fastifyLogged");
-        rows.push({
-          name: `GET by id, npm start, ${storage}`,
-          scenario,
-          figure: logged.figure,
-          unit: "req/s",
-          baseline: { ...FASTIFY_LOGGED_GET, figure: logged.baseline, unit: "req/s" },
-          ratio: logged.ratio,
-          note: logged.note,
-        });
+        const name = `GET by id, npm start, ${storage}`;
+        rows.push(getRow(name, scenario, started, FASTIFY_GET, notSlower));
+        rows.push(getRow(name, scenario, compare(get, "npmStart", "fastifyLogged"), FASTIFY_LOGGED_GET));
         if (started.cpu !== undefined && started.baselineCpu !== undefined) {
           rows.push({
             name: `server CPU per GET, npm start, ${storage}`,
@@ -148,43 +150,26 @@ try {
           });
         }
       }
+      const handlerScenario = getScenario("handler alone (no access log)");
+      const handlerName = `GET by id, handler, ${storage}`;
       const vsFastify = compare(get, "catalog", "fastify");
       if (vsFastify.storeCpu !== undefined) {
         rows.push({
           name: `redis-server CPU per GET, handler, ${storage}`,
-          scenario: `${getScenario("handler alone (no access log)")}: redis-server CPU per request`,
+          scenario: `${handlerScenario}: redis-server CPU per request`,
           figure: vsFastify.storeCpu,
           unit: "µs/request",
           note: "one redis-server, its CPU time from /proc over the timed rounds, divided by the requests answered",
           ...(quick ? {} : { target: { label: "<= 2.5 µs", max: 2.5 } }),
         });
       }
-      rows.push({
-        name: `GET by id, handler, ${storage}`,
-        scenario: getScenario("handler alone (no access log)"),
-        figure: vsFastify.figure,
-        unit: "req/s",
-        baseline: { ...FASTIFY_GET, figure: vsFastify.baseline, unit: "req/s" },
-        ratio: vsFastify.ratio,
-        note: vsFastify.note,
-        ...(judged ? { target: { label: ">= 1.0x", minRatio: 1 } } : {}),
-      });
-      const vsBare = compare(get, "catalog", "bare");
-      rows.push({
-        name: `GET by id, handler, ${storage}`,
-        scenario: getScenario("handler alone (no access log)"),
-        figure: vsBare.figure,
-        unit: "req/s",
-        baseline: {
-          label: "bare node:http",
-          name: "bare node:http, fixed JSON",
-          figure: vsBare.baseline,
-          unit: "req/s",
-        },
-        ratio: vsBare.ratio,
-        note: vsBare.note,
-        ...(judged ? { target: { label: ">= 0.85x", minRatio: 0.85 } } : {}),
-      });
+      rows.push(getRow(handlerName, handlerScenario, vsFastify, FASTIFY_GET, notSlower));
+      rows.push(
+        getRow(handlerName, handlerScenario, compare(get, "catalog", "bare"), BARE_GET, {
+          label: ">= 0.85x",
+          minRatio: 0.85,
+        }),
+      );
     }
 
     if (wanted("bulk", PARTS)) {
