@@ -65,8 +65,9 @@ export function createMapStore(): CatalogStore {
         // commit atomic. A networked store needs a transaction or a server-side script instead.
         async commit(key) {
           assertOpen();
-          const recorded = key && keys.recorded(site, key.key);
-          if (recorded) return { applied: false, conflicts: [], recorded };
+          // Under an idempotency key: its record, or another import's claim, is the answer.
+          const refused = keys.refusal(site, key);
+          if (refused) return refused;
           const maps = mapsOf(site);
           const judged = staging.judge(
             {

@@ -64,8 +64,8 @@ export function createMemoryStore(): CatalogStore {
           staging.add(products, positions);
         },
         async commit(key) {
-          const recorded = key && keys.recorded(site, key.key);
-          if (recorded) return { applied: false, conflicts: [], recorded };
+          const refused = keys.refusal(site, key);
+          if (refused) return refused;
           const current = sites.get(siteKey(site));
           const judged = staging.judge(current && viewOf(current), replace);
           if (!judged.applied) return judged;

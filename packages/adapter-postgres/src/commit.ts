@@ -91,7 +91,8 @@ async function intoEmptySite(
   );
   if (still.rows[0]?.empty !== true) return undefined;
   // As in the general path: read after the lock, so that a commit of the same key before it is seen.
-  const recorded = plan.key && (await recordedKey(client, t, siteNo, plan.key.key));
+  const recorded = plan.key && (await recordedKey(client, t, siteNo, plan.key));
+  if (recorded === "claimed") return { applied: false, conflicts: [], busy: true };
   if (recorded) return { applied: false, conflicts: [], recorded };
   await client.query("SAVEPOINT catalog_empty_site");
   let created: number;
@@ -132,7 +133,8 @@ export async function judgeAndApply(
   const siteNo = await lockSite(client, t, site, !plan.dryRun);
   // Read after the lock, by a statement of its own: under READ COMMITTED it sees the record of a
   // commit of the same key that held the lock before this one.
-  const recorded = plan.key && siteNo !== undefined ? await recordedKey(client, t, siteNo, plan.key.key) : undefined;
+  const recorded = plan.key && siteNo !== undefined ? await recordedKey(client, t, siteNo, plan.key) : undefined;
+  if (recorded === "claimed") return { applied: false, conflicts: [], busy: true };
   if (recorded !== undefined) return { applied: false, conflicts: [], recorded };
   // A product of the site that the import does not name keeps its sku (unless this is a replace).
   const held =

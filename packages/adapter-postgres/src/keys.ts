@@ -95,19 +95,26 @@ export async function claimKey(pool: pg.Pool, t: Tables, site: Site, key: string
   };
 }
 
-/** The unexpired record of `key` in site `siteNo`, read by the commit once it holds the site's lock. */
+/**
+ * The unexpired record of `key` in site `siteNo`, read by the commit once it holds the site's
+ * lock; else, for an import without the key's claim, "claimed" while another holds it.
+ */
 export async function recordedKey(
   client: pg.ClientBase,
   t: Tables,
   siteNo: number,
-  key: string,
-): Promise<KeyRecord | undefined> {
-  const { rows } = await client.query<RecordRow>(
-    `SELECT fingerprint, created, updated, unchanged, deleted FROM ${t.importKeys}
-     WHERE site = $1 AND key = $2 AND expires_at > ${NOW}`,
-    [siteNo, key],
+  { key, claimed }: KeyToRecord,
+): Promise<KeyRecord | "claimed" | undefined> {
+  const { rows } = await client.query<ClaimRow>(
+    `SELECT r.fingerprint, r.created, r.updated, r.unchanged, r.deleted,
+       (NOT $3::bool AND EXISTS (SELECT 1 FROM ${t.keyClaims}
+         WHERE site = $1 AND key = $2 AND expires_at > ${NOW}))::int AS claimed
+     FROM (SELECT 1) one LEFT JOIN ${t.importKeys} r ON r.site = $1 AND r.key = $2 AND r.expires_at > ${NOW}`,
+    [siteNo, key, claimed],
   );
-  return rows[0] && recordOf(rows[0]);
+  const row = rows[0];
+  if (row !== undefined && row.fingerprint !== null) return recordOf(row as RecordRow);
+  return row?.claimed === 1 ? "claimed" : undefined;
 }
 
 /** Writes the record of `key` in the commit's transaction, in place of an expired one the sweep has not removed yet. */

@@ -77,7 +77,7 @@ describeWithPostgres("PostgreSQL store: the commit's paths", () => {
 
   test("into an empty site under a key: the key is recorded, and a site emptied since still answers its record", async () => {
     const site = uniqueSite();
-    const key = { key: "k", fingerprint: "first", retainMs: 3_600_000 };
+    const key = { key: "k", fingerprint: "first", retainMs: 3_600_000, claimed: false };
     expect(await importInChunks(store, site, products(0, 1100, "a"), { key })).toEqual(created(1100));
     for (const p of products(0, 1100, "a")) await store.remove(site, p.id);
     expect(await importInChunks(store, site, products(0, 5, "b"), { key: { ...key, fingerprint: "second" } })).toEqual({

@@ -14,7 +14,12 @@ import { sweepExpiredKeys, sweepStatement } from "../src/sweep.ts";
 import { importInChunks, products, titles, writtenBy } from "./support/fixtures.ts";
 
 const HOUR = 60 * 60 * 1000;
-const keyOf = (key: string, fingerprint: string, retainMs = HOUR): KeyToRecord => ({ key, fingerprint, retainMs });
+const keyOf = (key: string, fingerprint: string, retainMs = HOUR): KeyToRecord => ({
+  key,
+  fingerprint,
+  retainMs,
+  claimed: true,
+});
 
 describeWithPostgres("PostgreSQL store: idempotency keys", () => {
   let server: PostgresServer;

@@ -88,7 +88,7 @@ describeWithPostgres("PostgreSQL store: the import's backend killed", () => {
     try {
       await locker.query("BEGIN");
       await locker.query("SELECT 1 FROM catalog.import_keys WHERE key = 'k' FOR UPDATE");
-      const key = { key: "k", fingerprint: "new", retainMs: 60_000 };
+      const key = { key: "k", fingerprint: "new", retainMs: 60_000, claimed: false };
       const commit = importInChunks(store, site, products(0, 300, "new"), { key }).catch((error: unknown) => error);
       const pid = await pidOf("wait_event_type = 'Lock' AND query LIKE '%import_keys%'");
       await admin.query("SELECT pg_terminate_backend($1)", [pid]);

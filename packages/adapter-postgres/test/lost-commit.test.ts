@@ -52,7 +52,7 @@ describeWithPostgres("PostgreSQL store: the answer to COMMIT lost", () => {
 
   test("with a key: the key's record is there with the products, and the retry is answered by it", async () => {
     const site = uniqueSite();
-    const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+    const key = { key: "k", fingerprint: "f", retainMs: 60_000, claimed: false };
     const lost = proxy.loseNextCommitAnswer();
     const error = await importInChunks(store, site, products(0, 1500, "new"), { key }).catch((e) => e);
     await lost;

@@ -67,7 +67,7 @@ describeWithPostgres("PostgreSQL store: migrations", () => {
     const store = createPostgresStore({ url: server.url, schema });
     try {
       expect(await titles(store, site)).toEqual(new Map([["p00000", "old 0"]]));
-      const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+      const key = { key: "k", fingerprint: "f", retainMs: 60_000, claimed: false };
       expect(await importInChunks(store, site, products(0, 2, "new"), { key })).toEqual({
         applied: true,
         counts: { created: 1, updated: 1, unchanged: 0 },

@@ -12,8 +12,8 @@ import { KEY_CLAIM } from "./scripts/key-claim.ts";
 import { KEY_RECORD } from "./scripts/key-record.ts";
 import { KEY_RELEASE } from "./scripts/key-release.ts";
 
-/** An idempotency key to record, as the scripts take it, with its name. */
-export type KeyArgs = RecordArgs & { readonly key: string };
+/** An idempotency key to record, as the scripts take it, with its name and whether the import holds its claim. */
+export type KeyArgs = RecordArgs & { readonly key: string; readonly claimed: boolean };
 
 /** `ms` as whole milliseconds Redis takes for PX (rounded up); a TypeError, never sent, otherwise. */
 export function wholeMs(name: string, ms: number): number {
@@ -26,13 +26,26 @@ export function wholeMs(name: string, ms: number): number {
 
 /** A key to record, its retention checked before anything is sent: a script must not fail on it once it wrote. */
 export function checkedKey(key: KeyToRecord): KeyArgs {
-  return { key: key.key, fingerprint: key.fingerprint, retainMs: wholeMs("retainMs", key.retainMs) };
+  return {
+    key: key.key,
+    fingerprint: key.fingerprint,
+    retainMs: wholeMs("retainMs", key.retainMs),
+    claimed: key.claimed,
+  };
 }
 
-/** The record of `key` in the site of `keys`, if it lives. */
-export async function recordOf(ctx: StoreContext, keys: SiteKeys, key: string): Promise<KeyRecord | undefined> {
-  const reply = await ctx.call(KEY_RECORD, idempotencyKeys(keys, key), {});
-  return reply.outcome === "recorded" ? reply.record : undefined;
+/**
+ * The record of `key` in the site of `keys`, if it lives; else, for an import without the key's
+ * claim, "claimed" while another holds it.
+ */
+export async function recordOf(
+  ctx: StoreContext,
+  keys: SiteKeys,
+  key: KeyArgs,
+): Promise<KeyRecord | "claimed" | undefined> {
+  const reply = await ctx.call(KEY_RECORD, idempotencyKeys(keys, key.key), { claimed: key.claimed });
+  if (reply.outcome === "recorded") return reply.record;
+  return reply.outcome === "claimed" ? "claimed" : undefined;
 }
 
 /**

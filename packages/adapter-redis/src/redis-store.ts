@@ -155,10 +155,11 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         : ctx.call(
             UPSERT_KEYED,
             { ...keys, ...idempotencyKeys(keys, key.key) },
-            { dryRun, products: chunk, record: key },
+            { dryRun, products: chunk, record: key, claimed: key.claimed },
           ),
     );
     if (reply.outcome === "recorded") return { applied: false, conflicts: [], recorded: reply.record };
+    if (reply.outcome === "claimed") return { applied: false, conflicts: [], busy: true };
     if (reply.outcome === "conflicts") return { applied: false, conflicts: reply.conflicts };
     const { created, unchanged } = reply;
     const count = chunk?.count ?? 0;

@@ -28,7 +28,8 @@ import {
  *   nothing written;
  * - `evicted`: a key of the import's staging lost entries or vanished: nothing written;
  * - `occupied`: a publish into an empty site found products there: nothing written;
- * - `recorded`: the idempotency key has a record (the payload), which a commit wrote: nothing written.
+ * - `recorded`: the idempotency key has a record (the payload), which a commit wrote: nothing written;
+ * - `claimed`: another import holds the idempotency key's claim: nothing written.
  */
 export type Outcome =
   | "ok"
@@ -39,7 +40,8 @@ export type Outcome =
   | "lost"
   | "evicted"
   | "occupied"
-  | "recorded";
+  | "recorded"
+  | "claimed";
 
 /** A sku conflict as a script finds it, before its position in the import is known. */
 export type Unplaced = Omit<SkuConflict, "position">;

@@ -38,7 +38,8 @@ export const INCOMING_TTL_MS = 60_000;
 export type OneCall =
   | { readonly applied: true; readonly counts: ImportCounts }
   | { readonly applied: false; readonly conflicts: readonly Omit<SkuConflict, "position">[] }
-  | { readonly applied: false; readonly conflicts: readonly []; readonly recorded: KeyRecord };
+  | { readonly applied: false; readonly conflicts: readonly []; readonly recorded: KeyRecord }
+  | { readonly applied: false; readonly conflicts: readonly []; readonly busy: true };
 
 /** What the store gives an import: its operation wrapper (closed store, eviction policy, errors), and WAIT. */
 export interface StreamHost {
@@ -108,7 +109,7 @@ async function commitHeld(
   const claimed = held.claims();
   const reply = await host.upsertOnce([...held.byId.values()], dryRun || claimed.length > 0, key);
   if (reply === undefined) return undefined;
-  if ("recorded" in reply || (reply.applied && claimed.length === 0)) return reply;
+  if ("recorded" in reply || "busy" in reply || (reply.applied && claimed.length === 0)) return reply;
   const stored = reply.applied ? [] : reply.conflicts.map((c) => ({ ...c, position: held.positionOf(c.id) }));
   return { applied: false, conflicts: combineConflicts(stored, claimed) };
 }

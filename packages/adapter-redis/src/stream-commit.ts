@@ -212,7 +212,8 @@ async function heldConflicts(
 ): Promise<SkuConflict[] | Recorded> {
   const unplaced = await withLock(ctx, site, async (token): Promise<Unplaced[] | Recorded> => {
     const keys: CommitKeys = { ...importKeys(site, token), ...incoming, ...idempotencyKeys(site) };
-    const recorded = key && (await recordOf(ctx, site, key.key));
+    const recorded = key && (await recordOf(ctx, site, key));
+    if (recorded === "claimed") return [];
     if (recorded) return { recorded };
     if ((await siteSizeOf(ctx, keys, token)) === 0) return [];
     const judged = await judgeAndPublish(ctx, keys, token, tally, { dryRun: true }, ttlMs);
@@ -247,7 +248,8 @@ export async function commitIncoming(
   if (tally.ids === 0 && !replace && !key) return { applied: true, counts: { created: 0, updated: 0, unchanged: 0 } };
   try {
     // A retry is answered at once; a record written from here on is found by the calls below.
-    const recorded = key && (await recordOf(ctx, site, key.key));
+    const recorded = key && (await recordOf(ctx, site, key));
+    if (recorded === "claimed") return { applied: false, conflicts: [], busy: true };
     if (recorded) return replay({ recorded });
     await checkWhole(ctx, incoming, tally);
     if (tally.contested > 0) {

@@ -17,7 +17,12 @@ import { until } from "./support/wait.ts";
 const PREFIX = "idem";
 const HOUR = 60 * 60 * 1000;
 const write = { dryRun: false } as const;
-const keyOf = (key: string, fingerprint = "f1", retainMs = HOUR): KeyToRecord => ({ key, fingerprint, retainMs });
+const keyOf = (key: string, fingerprint = "f1", retainMs = HOUR): KeyToRecord => ({
+  key,
+  fingerprint,
+  retainMs,
+  claimed: true,
+});
 const range = (from: number, count: number, tag = "") =>
   Array.from({ length: count }, (_, i) => product(`id-${from + i}`, `sku-${from + i}`, { title: `t${tag}` }));
 

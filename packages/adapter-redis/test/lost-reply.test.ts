@@ -85,8 +85,13 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     await upsert(direct, warm, batchOf(30), write);
     await upsert(direct, warm, [...batchOf(60), product("x", "y")], write);
     await upsert(direct, warm, [product("z", "w")], write);
-    await commitKeyed(direct, warm, [product("k", "k")], { key: "k", fingerprint: "f", retainMs: 60_000 });
-    await commitKeyed(direct, warm, batchOf(30), { key: "k2", fingerprint: "f", retainMs: 60_000 });
+    await commitKeyed(direct, warm, [product("k", "k")], {
+      key: "k",
+      fingerprint: "f",
+      retainMs: 60_000,
+      claimed: false,
+    });
+    await commitKeyed(direct, warm, batchOf(30), { key: "k2", fingerprint: "f", retainMs: 60_000, claimed: false });
     await direct.find(warm, "id-1");
     await direct.remove(warm, "id-1");
   });
@@ -247,7 +252,7 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
       await upsert(direct, site, [product("seed", "seed-sku")], write);
       await reconnected(store);
       const batch = batchOf(count);
-      const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+      const key = { key: "k", fingerprint: "f", retainMs: 60_000, claimed: false };
       const dropped = proxy.dropReplyAfter(scriptOf(site), {
         when: (argv) => count === 1 || publishes(argv, "merge"),
       });

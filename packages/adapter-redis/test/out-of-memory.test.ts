@@ -102,7 +102,7 @@ describeWithRedis("a site left merging when Redis is out of memory (noeviction)"
     const sites = [uniqueSite(), uniqueSite()];
     // One held in the process (one call), one staged in Redis: only their commits meet the refusal.
     const batches = [[product("a", "sa")], Array.from({ length: 120 }, (_, i) => product(`id-${i}`, `sku-${i}`))];
-    const key = { key: "k", fingerprint: "f", retainMs: 60_000 };
+    const key = { key: "k", fingerprint: "f", retainMs: 60_000, claimed: false };
     const begin = async (site: Site, batch: Product[]) => {
       const staging = await store.beginImport(site, write);
       await staging.add(

@@ -140,7 +140,7 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
           batch,
           batch.map((_, i) => i + 1),
         );
-        const result = await staged.commit({ key, fingerprint: `f${n}`, retainMs: 60_000 });
+        const result = await staged.commit({ key, fingerprint: `f${n}`, retainMs: 60_000, claimed: true });
         expect(result.applied).toBe(true);
         if (claim.state === "claimed") await claim.release();
         expect(await admin.exists(keyClaim)).toBe(0);

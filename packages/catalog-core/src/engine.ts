@@ -2,7 +2,7 @@
 // (sources.ts) run through this one loop, which validates, applies the limits and stages chunks
 // into the store while the records arrive, then commits all-or-nothing.
 import { CatalogError, emptyReplace, type Problem } from "./errors.ts";
-import { type ImportKey, replayOf } from "./idempotency.ts";
+import { type ImportKey, keyInUse, replayOf } from "./idempotency.ts";
 import { checkProducts, Problems } from "./parse.ts";
 import type { Product } from "./product.ts";
 import type { Site } from "./site.ts";
@@ -24,10 +24,10 @@ export interface EngineOptions extends WriteOptions {
   /** A replace with no products is refused unless this is true. */
   readonly allowEmpty?: boolean;
   /**
-   * The idempotency key the commit records (a dry run records none), kept `retainMs`; nothing is
-   * written before `claimed` resolves (the key's claim, asked while the records are checked).
+   * The idempotency key the commit records (a dry run records none), kept `retainMs`; with a
+   * `claim` (the key's, asked while the records are checked), nothing is written before it resolves.
    */
-  readonly key?: ImportKey & { readonly retainMs: number; readonly claimed: Promise<void> };
+  readonly key?: ImportKey & { readonly retainMs: number; readonly claim?: Promise<void> };
 }
 
 // Products handed to the store at once: a few megabytes in memory, and several of a networked
@@ -97,7 +97,7 @@ export async function runImport(
   let count = 0;
 
   async function begin(): Promise<StagedImport> {
-    await options.key?.claimed;
+    await options.key?.claim;
     return store.beginImport(site, write);
   }
 
@@ -152,10 +152,13 @@ export async function runImport(
     staged ??= await begin();
     const { key } = options;
     const result = await staged.commit(
-      key && !dryRun ? { key: key.key, fingerprint: key.fingerprint(), retainMs: key.retainMs } : undefined,
+      key && !dryRun
+        ? { key: key.key, fingerprint: key.fingerprint(), retainMs: key.retainMs, claimed: key.claim !== undefined }
+        : undefined,
     );
     staged = undefined;
     if (!result.applied && result.recorded) return replayOf(result.recorded, key as ImportKey);
+    if (!result.applied && result.busy) throw keyInUse(key as ImportKey);
     if (!result.applied) throw conflictError(result.conflicts, source);
     const { created, updated, unchanged } = result.counts;
     return { total: created + updated + unchanged, ...result.counts, dryRun };

@@ -2,7 +2,7 @@
 // with the commit (store.ts, clause 6 of `commit`), and answered again, not applied again, when
 // the same request comes back with it.
 import { createHash, type Hash } from "node:crypto";
-import { CatalogError, invalidOption } from "./errors.ts";
+import { CatalogError } from "./errors.ts";
 import type { Site } from "./site.ts";
 import type { CatalogStore, ImportCounts, KeyRecord } from "./store.ts";
 import type { ByteSource } from "./text.ts";
@@ -73,20 +73,21 @@ export function replayOf(record: KeyRecord, key: ImportKey): SummaryCounts & { r
   return { total: created + updated + unchanged, ...record.counts, dryRun: false, replayed: true };
 }
 
-const inUse = (key: ImportKey) =>
+/** The `IDEMPOTENCY_KEY_IN_USE` error of `key`. */
+export const keyInUse = (key: ImportKey) =>
   new CatalogError(
     "IDEMPOTENCY_KEY_IN_USE",
     `A request with idempotency key "${key.key}" is still running; send it again once it has ended`,
   );
 
 /**
- * Runs `run` under `key`: refused with `IDEMPOTENCY_KEY_IN_USE` while another request holds it,
- * answered from the record (after `drain` has read the body, for its fingerprint) once an import
- * committed with it, else run with the key claimed, and the claim let go however it ends. A body
- * already in memory (`drain` undefined) is checked while the claim is on its way: `run` is given
- * the claim's promise, which it awaits before its first write.
+ * Runs `run` with `key` claimed: refused with `IDEMPOTENCY_KEY_IN_USE` while another request
+ * holds it, answered from the record (after `drain` has read the body, for its fingerprint) once
+ * an import committed with it, else run, and the claim let go however it ends. A body already in
+ * memory (`drain` undefined: a dry run, which its commit does not check) is checked while the
+ * claim is on its way: `run` is given the claim's promise, which it awaits before its first write.
  */
-export async function runKeyed<T extends SummaryCounts>(
+export async function runClaimed<T extends SummaryCounts>(
   store: CatalogStore,
   site: Site,
   key: ImportKey,
@@ -94,20 +95,18 @@ export async function runKeyed<T extends SummaryCounts>(
   drain: (() => Promise<void>) | undefined,
   run: (claimed: Promise<void>) => Promise<T>,
 ): Promise<T | (SummaryCounts & { replayed: true })> {
-  const problem = keyProblem(key.key);
-  if (problem !== undefined) throw invalidOption("idempotencyKey", problem);
   const claiming = store.claimKey(site, key.key, policy.leaseMs);
   if (drain !== undefined) {
     // A stream is read once: it waits for the claim before a byte of it is read.
     const claim = await claiming;
-    if (claim.state === "busy") throw inUse(key);
+    if (claim.state === "busy") throw keyInUse(key);
     if (claim.state === "recorded") {
       await drain();
       return replayOf(claim.record, key);
     }
   }
   const claimed = claiming.then((claim) => {
-    if (claim.state !== "claimed") throw inUse(key);
+    if (claim.state !== "claimed") throw keyInUse(key);
   });
   claimed.catch(() => {});
   let result: T;
@@ -116,7 +115,7 @@ export async function runKeyed<T extends SummaryCounts>(
   } catch (error) {
     const claim = await claiming;
     // The key decides first: a request that is another's retry gets that import's answer.
-    if (claim.state === "busy") throw inUse(key);
+    if (claim.state === "busy") throw keyInUse(key);
     if (claim.state === "recorded") return replayOf(claim.record, key);
     await claim.release().catch(() => {});
     throw error;

@@ -1,7 +1,7 @@
 // The idempotency keys of a store that keeps its data in this process: records and claims with
 // their expiry, so that such a store answers `claimKey` and clause 6 of `commit` with a few lines.
 import { type Site, siteKey } from "./site.ts";
-import type { ImportCounts, KeyClaim, KeyRecord, KeyToRecord } from "./store.ts";
+import type { CommitResult, ImportCounts, KeyClaim, KeyRecord, KeyToRecord } from "./store.ts";
 
 interface Expiring<T> {
   readonly value: T;
@@ -27,7 +27,7 @@ function live<T>(entries: Map<string, Expiring<T>>, name: string, now: number): 
 
 /**
  * The idempotency records and claims of an in-process store. `claim` is `CatalogStore.claimKey`;
- * a commit asks `recorded` before it applies and calls `record` in the same synchronous step.
+ * a commit asks `refusal` before it applies and calls `record` in the same synchronous step.
  */
 export class KeyBook {
   private readonly records = new Map<string, Expiring<KeyRecord>>();
@@ -60,9 +60,19 @@ export class KeyBook {
     };
   }
 
-  /** The record of `key` in `site`, unless it expired. */
-  recorded(site: Site, key: string): KeyRecord | undefined {
-    return live(this.records, nameOf(site, key), this.now());
+  /**
+   * The answer of a commit under `key` that writes nothing (clause 6 of `commit`): the key's
+   * record, unless it expired, else busy while another import holds its claim; else `undefined`.
+   */
+  refusal(site: Site, key: KeyToRecord | undefined): CommitResult | undefined {
+    if (key === undefined) return undefined;
+    const name = nameOf(site, key.key);
+    const now = this.now();
+    const recorded = live(this.records, name, now);
+    if (recorded !== undefined) return { applied: false, conflicts: [], recorded };
+    if (!key.claimed && live(this.claims, name, now) !== undefined)
+      return { applied: false, conflicts: [], busy: true };
+    return undefined;
   }
 
   /** Records a committed import under its key. */

@@ -23,11 +23,17 @@ export interface SkuConflict {
 
 /**
  * The outcome of `StagedImport.commit`: applied with its counts, or refused whole, for its
- * conflicts or (with no conflicts then) because its idempotency key was `recorded` already.
+ * conflicts or (with no conflicts then) because its idempotency key was `recorded` already or
+ * another import holds its claim (`busy`).
  */
 export type CommitResult =
   | { readonly applied: true; readonly counts: ImportCounts }
-  | { readonly applied: false; readonly conflicts: readonly SkuConflict[]; readonly recorded?: KeyRecord };
+  | {
+      readonly applied: false;
+      readonly conflicts: readonly SkuConflict[];
+      readonly recorded?: KeyRecord;
+      readonly busy?: true;
+    };
 
 /** What a commit recorded under an idempotency key: the import's fingerprint and its counts. */
 export interface KeyRecord {
@@ -41,6 +47,12 @@ export interface KeyToRecord {
   readonly key: string;
   readonly fingerprint: string;
   readonly retainMs: number;
+  /**
+   * Whether the import holds the key's claim (`CatalogStore.claimKey`). An import whose body is
+   * in memory does not claim it: a round trip saved, the claim of another import is checked at
+   * its commit instead.
+   */
+  readonly claimed: boolean;
 }
 
 /**
@@ -93,9 +105,12 @@ export interface StagedImport {
    * 5. With `dryRun`, the same answer, and nothing written.
    * 6. With `key` (never given in a dry run): if the site holds a record of `key.key` that has
    *    not expired, nothing is written and the answer is `{ applied: false, conflicts: [], recorded }`. Else,
+   *    when `key.claimed` is false and a claim of the key lives (another import runs under it),
+   *    nothing is written and the answer is `{ applied: false, conflicts: [], busy: true }`. Else,
    *    when the import applies, the record `{ fingerprint, counts }` is written in the same
    *    atomic step as the products (never one without the other), and expires after
-   *    `key.retainMs`. A refused import records nothing.
+   *    `key.retainMs`. A refused import records nothing. The record is checked in that atomic
+   *    step; the claim may be checked before it (a claim taken later meets the record).
    *
    * The staging is released either way. An import neither committed nor aborted (its process
    * died) never becomes visible, and its staging does not outlive it for long.

@@ -118,7 +118,7 @@ describe("idempotencyKey", () => {
     );
   });
 
-  it("checks a body in memory while the claim is on its way, and writes nothing before it is granted", async () => {
+  it("claims no key for a body in memory to be written; a dry run's claim overlaps its checks, and it begins once granted", async () => {
     const site = { siteId: "overlap", siteType: "test" };
     const inner = createMemoryStore();
     const events: string[] = [];
@@ -139,26 +139,39 @@ describe("idempotencyKey", () => {
       },
     };
     const catalog = createCatalog({ store, sites: [site] });
-    const running = catalog.importProducts(site, [sampleProduct("a", "S-a")], { idempotencyKey: "k" });
+    // Its commit checks the key's record and claims: one call to the store.
+    expect(await catalog.importProducts(site, [sampleProduct("a", "S-a")], { idempotencyKey: "k" })).toMatchObject({
+      created: 1,
+    });
+    expect(events).toEqual(["begin"]);
+    events.length = 0;
+    const dry = { idempotencyKey: "d", dryRun: true };
+    const running = catalog.importProducts(site, [sampleProduct("b", "S-b")], dry);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(events).toEqual(["claim asked"]);
     grant();
-    expect(await running).toMatchObject({ created: 1 });
+    expect(await running).toMatchObject({ created: 1, dryRun: true });
     expect(events).toEqual(["claim asked", "claim granted", "begin"]);
   });
 
-  it("answers a key in use before a problem of the body it carries", async () => {
+  it("answers a key another import holds as in use, writing nothing, and a bad body as bad", async () => {
     const { catalog, site } = fresh();
     const store = createMemoryStore();
     const held = createCatalog({ store, sites: [site] });
     const claim = await store.claimKey(site, "k", 60_000);
     expect(claim.state).toBe("claimed");
     const invalid = [{ ...sampleProduct("a", "S-a"), price: -1 }];
-    expect(await code(held.importProducts(site, invalid, { idempotencyKey: "k" }))).toBe("IDEMPOTENCY_KEY_IN_USE");
-    expect(await code(held.importProducts(site, [sampleProduct("a", "S-a")], { idempotencyKey: "k" }))).toBe(
-      "IDEMPOTENCY_KEY_IN_USE",
-    );
+    expect(await code(held.importProducts(site, invalid, { idempotencyKey: "k" }))).toBe("VALIDATION_FAILED");
+    for (const dryRun of [false, true]) {
+      expect(await code(held.importProducts(site, [sampleProduct("a", "S-a")], { idempotencyKey: "k", dryRun }))).toBe(
+        "IDEMPOTENCY_KEY_IN_USE",
+      );
+    }
     await expect(held.getProduct(site, "a")).rejects.toThrow(CatalogError);
+    if (claim.state === "claimed") await claim.release();
+    expect(await held.importProducts(site, [sampleProduct("a", "S-a")], { idempotencyKey: "k" })).toMatchObject({
+      created: 1,
+    });
     await catalog.close();
   });
 });

@@ -42,11 +42,12 @@ return {'ok', created, unchanged}
   replies,
 });
 
-/** Arguments of UPSERT_KEYED: UPSERT's, the batch possibly empty, and the key to record. */
+/** Arguments of UPSERT_KEYED: UPSERT's, the batch possibly empty, the key to record, and whether the import holds its claim. */
 export interface KeyedUpsertArgs {
   readonly dryRun: boolean;
   readonly products: Chunk | undefined;
   readonly record: RecordArgs;
+  readonly claimed: boolean;
 }
 
 /**
@@ -56,21 +57,24 @@ export interface KeyedUpsertArgs {
  */
 export const UPSERT_KEYED = script({
   name: "upsert-keyed",
-  keys: ["products", "skus", "skuOf", "ids", "keyRecord"],
+  keys: ["products", "skus", "skuOf", "ids", "keyRecord", "keyClaim"],
   lua: `
 --[[ upsert-keyed: upsert, under an idempotency key.
   ARGV[1] "1" for a dry run (the record is read, never written), else "0"  ARGV[2] the
-  fingerprint, as a JSON string  ARGV[3] how long the record is kept (ms)  ARGV[4..] the products
-  (see products()), or "0" alone for none
+  fingerprint, as a JSON string  ARGV[3] how long the record is kept (ms)  ARGV[4] "1" when the
+  caller holds the key's claim, else "0"  ARGV[5..] the products (see products()), or "0" alone
+  for none
   Returns {"recorded", record} while the key's record lives (nothing written: checked before
-  the site's state, so that a retry is answered even while an import holds the site); else as
-  upsert, the record written, when it applies, ahead of the products (see remember()), even when
-  it changes nothing. ]]
+  the site's state, so that a retry is answered even while an import holds the site); else
+  {"claimed"} when the caller does not hold the key's claim and another does; else as upsert,
+  the record written, when it applies, ahead of the products (see remember()), even when it
+  changes nothing. ]]
 local record = redis.call('GET', K.keyRecord)
 if record then return {'recorded', record} end
+if ARGV[4] == '0' and redis.call('EXISTS', K.keyClaim) == 1 then return {'claimed'} end
 if busy(K.products) then return {'busy'} end
 local ids, skus, jsons, n = {}, {}, {}, 0
-if ARGV[4] ~= '0' then ids, skus, jsons, n = products(4) end
+if ARGV[5] ~= '0' then ids, skus, jsons, n = products(5) end
 ${APPLY}
 if ARGV[1] ~= '1' then
   remember(K.keyRecord, ARGV[2], ARGV[3], created, n - created - unchanged, unchanged)
@@ -78,10 +82,11 @@ if ARGV[1] ~= '1' then
 end
 return {'ok', created, unchanged}
 `,
-  args: ({ dryRun, products, record }: KeyedUpsertArgs) => [
+  args: ({ dryRun, products, record, claimed }: KeyedUpsertArgs) => [
     dryRun ? "1" : "0",
     ...recordArgv(record),
+    claimed ? "1" : "0",
     ...(products?.args ?? ["0"]),
   ],
-  replies: { ...replies, recorded: (reply) => ({ record: reply.record(0) }) },
+  replies: { ...replies, recorded: (reply) => ({ record: reply.record(0) }), claimed: null },
 });

@@ -10,7 +10,12 @@ import type { CatalogStore, CommitResult, KeyToRecord, WriteOptions } from "../s
 import { sampleProduct, uniqueSite } from "./arbitraries.ts";
 
 const HOUR = 60 * 60 * 1000;
-const keyOf = (key: string, fingerprint = "f1", retainMs = HOUR): KeyToRecord => ({ key, fingerprint, retainMs });
+const keyOf = (key: string, fingerprint = "f1", retainMs = HOUR, claimed = true): KeyToRecord => ({
+  key,
+  fingerprint,
+  retainMs,
+  claimed,
+});
 
 // One import of `products` in one chunk, committed with `key`.
 async function commitWith(
@@ -79,6 +84,28 @@ export function testKeys(store: () => CatalogStore, numRuns: number): void {
     });
     expect(await store().find(site, "a")).toEqual(sampleProduct("a", "sa"));
     expect(await store().find(site, "b")).toBeUndefined();
+  });
+
+  test("keys: a commit without the claim is busy while another holds it, and applies once it is let go", async () => {
+    const site = uniqueSite();
+    const held = await claim(site, "k");
+    const unclaimed = keyOf("k", "f1", HOUR, false);
+    const busy = await commitWith(store(), site, [sampleProduct("a", "sa")], unclaimed);
+    expect(busy).toEqual({ applied: false, conflicts: [], busy: true });
+    expect(await store().find(site, "a")).toBeUndefined();
+    expect(await claim(site, "other")).toMatchObject({ state: "claimed" });
+    if (held.state === "claimed") await held.release();
+    const counts = { created: 1, updated: 0, unchanged: 0 };
+    expect(await commitWith(store(), site, [sampleProduct("a", "sa")], unclaimed)).toEqual({ applied: true, counts });
+    // The record comes first: a claim left behind does not hide it from a retry without the claim.
+    const left = await claim(site, "k2");
+    await commitWith(store(), site, [sampleProduct("b", "sb")], keyOf("k2"));
+    expect(await commitWith(store(), site, [], keyOf("k2", "f1", HOUR, false))).toEqual({
+      applied: false,
+      conflicts: [],
+      recorded: { fingerprint: "f1", counts },
+    });
+    if (left.state === "claimed") await left.release();
   });
 
   test("keys: a replace records its deleted count", async () => {
