@@ -4,13 +4,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CatalogStore, CommitResult, KeyToRecord, Product, Site, WriteOptions } from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
-import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { createRedisStore, type RedisStoreTuning } from "../src/index.ts";
 import { checkKeyPrefix, idempotencyKeys, siteKeys } from "../src/keys.ts";
 import { checkIndex, productIds } from "../src/testing/index.ts";
+import { privateRedis } from "./support/private-redis.ts";
 import { product } from "./support/products.ts";
 import { until } from "./support/wait.ts";
 
@@ -47,26 +46,16 @@ async function commitWith(
 }
 
 describeWithRedis("idempotency keys on Redis", () => {
-  let server: RedisServer;
-  let admin: Redis;
-  const stores: CatalogStore[] = [];
+  // Fsynced on every write, so that a killed server comes back with all it acknowledged.
+  const redis = privateRedis({ persistent: true });
+  const { stores } = redis;
   // Chunks of 50: an import of more goes through the staged path.
   const open = (options: RedisStoreTuning = {}) => {
-    const store = createRedisStore({ url: server.url, keyPrefix: PREFIX, chunkSize: 50, ...options });
+    const store = createRedisStore({ url: redis.server.url, keyPrefix: PREFIX, chunkSize: 50, ...options });
     stores.push(store);
     return store;
   };
   const keysOf = (site: Site, key: string) => idempotencyKeys(siteKeys(checkKeyPrefix(PREFIX), site), key);
-  beforeAll(async () => {
-    // Fsynced on every write, so that a killed server comes back with all it acknowledged.
-    server = await startRedisServer({ persistent: true });
-    admin = new Redis(server.url);
-  });
-  afterAll(async () => {
-    for (const store of stores) await store.close();
-    admin?.disconnect();
-    await server?.stop();
-  });
 
   test("the claim is a string holding its token, which Redis expires after the lease (PX): no sweep", async () => {
     const store = open();
@@ -74,11 +63,11 @@ describeWithRedis("idempotency keys on Redis", () => {
     const { keyClaim, keyRecord } = keysOf(site, "k{1}:*");
     const claim = await store.claimKey(site, "k{1}:*", 300);
     expect(claim.state).toBe("claimed");
-    expect(await admin.type(keyClaim)).toBe("string");
-    expect(await admin.pttl(keyClaim)).toBeGreaterThan(0);
-    expect(await admin.pttl(keyClaim)).toBeLessThanOrEqual(300);
-    expect(await admin.exists(keyRecord)).toBe(0);
-    await until("the claim to expire", async () => ((await admin.exists(keyClaim)) === 0 ? true : undefined));
+    expect(await redis.admin.type(keyClaim)).toBe("string");
+    expect(await redis.admin.pttl(keyClaim)).toBeGreaterThan(0);
+    expect(await redis.admin.pttl(keyClaim)).toBeLessThanOrEqual(300);
+    expect(await redis.admin.exists(keyRecord)).toBe(0);
+    await until("the claim to expire", async () => ((await redis.admin.exists(keyClaim)) === 0 ? true : undefined));
     expect((await store.claimKey(site, "k{1}:*", HOUR)).state).toBe("claimed");
   });
 
@@ -89,12 +78,12 @@ describeWithRedis("idempotency keys on Redis", () => {
     expect(await commitWith(store, site, [product("a", "sa")], keyOf("k", "print", 60_000))).toMatchObject({
       applied: true,
     });
-    expect(JSON.parse((await admin.get(keyRecord)) as string)).toEqual({
+    expect(JSON.parse((await redis.admin.get(keyRecord)) as string)).toEqual({
       fingerprint: "print",
       counts: { created: 1, updated: 0, unchanged: 0 },
     });
-    expect(await admin.pttl(keyRecord)).toBeGreaterThan(50_000);
-    expect(await admin.pttl(keyRecord)).toBeLessThanOrEqual(60_000);
+    expect(await redis.admin.pttl(keyRecord)).toBeGreaterThan(50_000);
+    expect(await redis.admin.pttl(keyRecord)).toBeLessThanOrEqual(60_000);
   });
 
   test("a record survives a restart of Redis (appendonly), and still expires", async () => {
@@ -105,12 +94,12 @@ describeWithRedis("idempotency keys on Redis", () => {
       applied: true,
       counts,
     });
-    await server.kill();
-    await server.restart();
+    await redis.server.kill();
+    await redis.server.restart();
     await until("the store to reconnect", async () => ((await store.ping().then(() => true)) ? true : undefined));
-    await until("the admin to reconnect", async () => (admin.status === "ready" ? true : undefined));
+    await until("the redis.admin to reconnect", async () => (redis.admin.status === "ready" ? true : undefined));
     expect(await store.claimKey(site, "k", HOUR)).toEqual({ state: "recorded", record: { fingerprint: "f1", counts } });
-    expect(await admin.pttl(keysOf(site, "k").keyRecord)).toBeGreaterThan(HOUR - 60_000);
+    expect(await redis.admin.pttl(keysOf(site, "k").keyRecord)).toBeGreaterThan(HOUR - 60_000);
   });
 
   test("an empty import under a key records it", async () => {
@@ -128,7 +117,7 @@ describeWithRedis("idempotency keys on Redis", () => {
     const store = open();
     const site = uniqueSite();
     expect(await commitWith(store, site, range(0, 120), keyOf("k"), { dryRun: true })).toMatchObject({ applied: true });
-    expect(await admin.exists(keysOf(site, "k").keyRecord)).toBe(0);
+    expect(await redis.admin.exists(keysOf(site, "k").keyRecord)).toBe(0);
   });
 
   test("a retention or lease that is not a positive number of milliseconds is refused before anything is sent", async () => {
@@ -161,7 +150,7 @@ describeWithRedis("idempotency keys on Redis", () => {
       const counts = first.applied ? first.counts : undefined;
       const recorded = { fingerprint: "first", counts };
       expect(await store.claimKey(site, "k", HOUR)).toEqual({ state: "recorded", record: recorded });
-      const ids = await productIds(admin, siteKeys(checkKeyPrefix(PREFIX), site));
+      const ids = await productIds(redis.admin, siteKeys(checkKeyPrefix(PREFIX), site));
 
       const again = [...range(0, 30, "again"), ...range(1_000, 70)];
       for (const second of [again.slice(0, 5), again]) {
@@ -171,12 +160,12 @@ describeWithRedis("idempotency keys on Redis", () => {
           recorded,
         });
       }
-      expect(await productIds(admin, siteKeys(checkKeyPrefix(PREFIX), site))).toEqual(ids);
+      expect(await productIds(redis.admin, siteKeys(checkKeyPrefix(PREFIX), site))).toEqual(ids);
       expect(await store.find(site, "id-1000")).toBeUndefined();
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
       // No staging left behind by the commits that recorded nothing.
       const base = siteKeys(checkKeyPrefix(PREFIX), site).products.slice(0, -"products".length);
-      expect([...(await admin.keys(`${base}in:*`)), ...(await admin.keys(`${base}stage:*`))]).toEqual([]);
+      expect([...(await redis.admin.keys(`${base}in:*`)), ...(await redis.admin.keys(`${base}stage:*`))]).toEqual([]);
     });
   }
 
@@ -226,10 +215,10 @@ describeWithRedis("idempotency keys on Redis", () => {
     const first = await store.claimKey(site, "k", 100);
     await sleep(250);
     const second = await store.claimKey(site, "k", HOUR);
-    const token = await admin.get(keyClaim);
+    const token = await redis.admin.get(keyClaim);
     if (first.state === "claimed") await first.release();
-    expect(await admin.get(keyClaim)).toBe(token);
+    expect(await redis.admin.get(keyClaim)).toBe(token);
     if (second.state === "claimed") await second.release();
-    expect(await admin.exists(keyClaim)).toBe(0);
+    expect(await redis.admin.exists(keyClaim)).toBe(0);
   });
 });

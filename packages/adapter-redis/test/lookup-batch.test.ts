@@ -1,6 +1,6 @@
 import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
-import { type RedisCluster, type RedisServer, startRedisCluster, startRedisServer } from "@catalog-kit/test-support";
+import { type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import fc from "fast-check";
 import { Redis } from "ioredis";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { leaveMerging } from "./support/merging.ts";
+import { privateRedis } from "./support/private-redis.ts";
 import { product } from "./support/products.ts";
 
 // Lookups by id asked at once go to Redis as one pipeline per site (lookup-batch.ts). Each must
@@ -43,25 +44,15 @@ function answerOf(expected: Map<string, Product>, key: string, by: "id" | "sku" 
 }
 
 describeWithRedis("lookups asked at once", () => {
-  let server: RedisServer;
-  let admin: Redis;
-  const stores: CatalogStore[] = [];
-  beforeAll(async () => {
-    server = await startRedisServer();
-    admin = new Redis(server.url);
-  });
-  afterAll(async () => {
-    for (const store of stores) await store.close();
-    admin?.disconnect();
-    await server?.stop();
-  });
+  const redis = privateRedis();
+  const { stores } = redis;
 
   test("each gets its own answer, and a site's share one pipeline", async () => {
-    const client = new Redis(server.url, redisClientOptions);
+    const client = new Redis(redis.server.url, redisClientOptions);
     const pipelines = vi.spyOn(client, "pipeline");
     const store = createRedisStore({ client, keyPrefix: "batch" });
     stores.push(store);
-    const { sites, expected } = await seed(store, admin, "batch");
+    const { sites, expected } = await seed(store, redis.admin, "batch");
     const asks = sites.flatMap((site) => IDS.map((id) => ({ site, id })));
     pipelines.mockClear();
     const found = await Promise.all(asks.map(({ site, id }) => store.find(site, id, "id")));
@@ -74,9 +65,9 @@ describeWithRedis("lookups asked at once", () => {
   });
 
   test("any mix of lookups at once answers as the same lookups one by one", async () => {
-    const store = createRedisStore({ url: server.url, keyPrefix: "mixed" });
+    const store = createRedisStore({ url: redis.server.url, keyPrefix: "mixed" });
     stores.push(store);
-    const { sites, expected } = await seed(store, admin, "mixed");
+    const { sites, expected } = await seed(store, redis.admin, "mixed");
     const ask = fc.record({
       site: fc.constantFrom(...sites),
       key: fc.constantFrom(...IDS, "sa", "sb", "sc", "sd", `s-${sites[0].siteId}`, "\u0000lock"),
@@ -94,13 +85,13 @@ describeWithRedis("lookups asked at once", () => {
   });
 
   test("a batch whose pipeline fails fails each of its lookups as STORAGE_UNAVAILABLE", async () => {
-    const client = new Redis(server.url, redisClientOptions);
+    const client = new Redis(redis.server.url, redisClientOptions);
     const store = createRedisStore({ client, keyPrefix: "failing" });
     stores.push(store);
     const site = uniqueSite();
     await upsert(store, site, [product("a", "sa"), product("b", "sb")], write);
     vi.spyOn(client, "pipeline").mockImplementation(() => {
-      const pipeline = new Redis(server.url, { lazyConnect: true }).pipeline();
+      const pipeline = new Redis(redis.server.url, { lazyConnect: true }).pipeline();
       vi.spyOn(pipeline, "exec").mockRejectedValue(new Error("Connection is closed."));
       return pipeline;
     });

@@ -1,12 +1,5 @@
-import {
-  type CatalogStore,
-  isCatalogError,
-  type Product,
-  type Site,
-  type StagedImport,
-} from "@catalog-kit/catalog-core";
+import { isCatalogError, type Product, type Site, type StagedImport } from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
-import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -20,6 +13,7 @@ import { SPANS } from "../src/scripts/import-spans.ts";
 import { INCOMING_TTL_MS } from "../src/staged-stream.ts";
 import { checkIndex, productIds } from "../src/testing/index.ts";
 import { type Argv, type FaultProxy, isScriptCall, mentions, startFaultProxy } from "./support/fault-proxy.ts";
+import { privateRedis } from "./support/private-redis.ts";
 import { product } from "./support/products.ts";
 import { settle, until } from "./support/wait.ts";
 
@@ -45,11 +39,10 @@ async function addAll(staged: StagedImport, chunks: readonly (readonly Product[]
 const isUnavailable = (error: unknown) => isCatalogError(error, "STORAGE_UNAVAILABLE");
 
 describeWithRedis("beginImport on Redis", () => {
-  let server: RedisServer;
-  let admin: Redis;
-  const stores: CatalogStore[] = [];
+  const redis = privateRedis();
+  const { stores } = redis;
   const open = (options: RedisStoreTuning & { url?: string } = {}) => {
-    const store = createRedisStore({ url: server.url, keyPrefix: PREFIX, chunkSize: 300, ...options });
+    const store = createRedisStore({ url: redis.server.url, keyPrefix: PREFIX, chunkSize: 300, ...options });
     stores.push(store);
     return store;
   };
@@ -57,11 +50,11 @@ describeWithRedis("beginImport on Redis", () => {
   /** Every staging key of the site, of beginImport imports (`in:`) and of commits (`stage:`). */
   const stagingOf = async (site: Site) => {
     const base = keysOf(site).products.slice(0, -"products".length);
-    return [...(await admin.keys(`${base}in:*`)), ...(await admin.keys(`${base}stage:*`))];
+    return [...(await redis.admin.keys(`${base}in:*`)), ...(await redis.admin.keys(`${base}stage:*`))];
   };
   /** The keys of the one import staging into `site`. */
   const incomingOf = async (site: Site): Promise<IncomingKeys> => {
-    const [key] = await admin.keys(`${keysOf(site).products.slice(0, -"products".length)}in:*:sku-of`);
+    const [key] = await redis.admin.keys(`${keysOf(site).products.slice(0, -"products".length)}in:*:sku-of`);
     const token = /:in:([0-9a-f]+):sku-of$/.exec(key as string)?.[1] as string;
     return incomingKeys(keysOf(site), token);
   };
@@ -70,7 +63,7 @@ describeWithRedis("beginImport on Redis", () => {
     const base = keysOf(site).products.slice(0, -"products".length);
     const channel = "__keyspace@0__:";
     const marker = `end-${site.siteId}`;
-    const subscriber = new Redis(server.url);
+    const subscriber = new Redis(redis.server.url);
     const events: [key: string, event: string][] = [];
     let ended = false;
     subscriber.on("pmessage", (_pattern: string, from: string, event: string) => {
@@ -79,7 +72,7 @@ describeWithRedis("beginImport on Redis", () => {
     subscriber.on("message", (from: string) => {
       if (from === marker) ended = true;
     });
-    await admin.config("SET", "notify-keyspace-events", "KA");
+    await redis.admin.config("SET", "notify-keyspace-events", "KA");
     // Connected first: ioredis's ready check (INFO) is refused once the connection subscribes.
     await subscriber.ping();
     await subscriber.psubscribe(`${channel}${base}*`);
@@ -87,9 +80,9 @@ describeWithRedis("beginImport on Redis", () => {
     return {
       /** The events so far: Redis sends them in order, so once the marker is in, all of them are. */
       async stop(): Promise<[key: string, event: string][]> {
-        await admin.publish(marker, "end");
+        await redis.admin.publish(marker, "end");
         await until("the keyspace events", async () => ended || undefined);
-        await admin.config("SET", "notify-keyspace-events", "");
+        await redis.admin.config("SET", "notify-keyspace-events", "");
         subscriber.disconnect();
         return events;
       },
@@ -101,16 +94,6 @@ describeWithRedis("beginImport on Redis", () => {
   const copies = (events: [string, string][]) => [
     ...new Set(events.map(([key]) => key).filter((key) => /:(stage|merging):/.test(key))),
   ];
-
-  beforeAll(async () => {
-    server = await startRedisServer();
-    admin = new Redis(server.url);
-  });
-  afterAll(async () => {
-    for (const store of stores) await store.close();
-    admin?.disconnect();
-    await server?.stop();
-  });
 
   for (const [path, seed] of [
     ["into an empty site", []],
@@ -124,13 +107,13 @@ describeWithRedis("beginImport on Redis", () => {
       const staged = await store.beginImport(site, write);
       await addAll(staged, chunks);
       expect(await store.find(site, "id-0")).toBeUndefined();
-      expect(await productIds(admin, keysOf(site))).toHaveLength(seed.length);
+      expect(await productIds(redis.admin, keysOf(site))).toHaveLength(seed.length);
       expect(await staged.commit()).toEqual({ applied: true, counts: { created: 5_000, updated: 0, unchanged: 0 } });
       for (const p of [chunks[0]?.[0], chunks[4]?.[999], ...seed] as Product[]) {
         expect(await store.find(site, p.sku, "sku")).toEqual(p);
       }
-      expect(await productIds(admin, keysOf(site))).toHaveLength(5_000 + seed.length);
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await productIds(redis.admin, keysOf(site))).toHaveLength(5_000 + seed.length);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
     });
   }
@@ -147,7 +130,7 @@ describeWithRedis("beginImport on Redis", () => {
     expect(await staged.commit()).toEqual({ applied: true, counts: { created: 1_498, updated: 1, unchanged: 1 } });
     expect(await store.find(site, "id-0")).toEqual(product("id-0", "sku-id-0", { price: 7 }));
     expect(await store.find(site, "id-600")).toEqual(product("id-600", "sku-id-600"));
-    expect(await productIds(admin, keysOf(site))).toHaveLength(1_500);
+    expect(await productIds(redis.admin, keysOf(site))).toHaveLength(1_500);
   });
 
   test("ids claiming one sku across adds: each claimer but the first staged is a conflict, at its last position", async () => {
@@ -199,7 +182,7 @@ describeWithRedis("beginImport on Redis", () => {
         { sku: "sku-id-2500", id: "id-2500", heldBy: "h2", position: 2_501 },
       ],
     });
-    expect(await productIds(admin, keysOf(site))).toHaveLength(3);
+    expect(await productIds(redis.admin, keysOf(site))).toHaveLength(3);
     expect(await store.find(site, "sku-m", "sku")).toEqual(product("m", "sku-m"));
     expect(await stagingOf(site)).toEqual([]);
   });
@@ -213,7 +196,7 @@ describeWithRedis("beginImport on Redis", () => {
     await addAll(staged, chunks);
     expect(await staged.commit()).toEqual({ applied: true, counts: { created: 600, updated: 200, unchanged: 200 } });
     expect(await store.find(site, "id-300")).toEqual(product("id-300", "sku-id-300"));
-    expect(await productIds(admin, keysOf(site))).toHaveLength(400);
+    expect(await productIds(redis.admin, keysOf(site))).toHaveLength(400);
     expect(await stagingOf(site)).toEqual([]);
   });
 
@@ -225,11 +208,11 @@ describeWithRedis("beginImport on Redis", () => {
     const keys = await incomingOf(site);
     const all = [keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions];
     for (const key of all) {
-      expect(await admin.pttl(key)).toBeGreaterThan(INCOMING_TTL_MS - 5_000);
-      await admin.pexpire(key, 30_000);
+      expect(await redis.admin.pttl(key)).toBeGreaterThan(INCOMING_TTL_MS - 5_000);
+      await redis.admin.pexpire(key, 30_000);
     }
     await staged.add([product("more", "more-sku")], [701]);
-    for (const key of all) expect(await admin.pttl(key)).toBeGreaterThan(INCOMING_TTL_MS - 5_000);
+    for (const key of all) expect(await redis.admin.pttl(key)).toBeGreaterThan(INCOMING_TTL_MS - 5_000);
     await staged.abort();
     await staged.abort();
     expect(await stagingOf(site)).toEqual([]);
@@ -275,11 +258,11 @@ describeWithRedis("beginImport on Redis", () => {
       expect(onProducts.filter((e) => e !== "hset" && e !== "hdel")).toEqual(["del", "rename_to", "persist"]);
       for (const key of [keys.skus, keys.skuOf, keys.ids])
         expect(eventsOf(events, key)).toEqual(["rename_to", "persist"]);
-      for (const key of [keys.products, keys.skus, keys.skuOf, keys.ids]) expect(await admin.pttl(key)).toBe(-1);
-      expect(await productIds(admin, keys)).toHaveLength(3_000);
+      for (const key of [keys.products, keys.skus, keys.skuOf, keys.ids]) expect(await redis.admin.pttl(key)).toBe(-1);
+      expect(await productIds(redis.admin, keys)).toHaveLength(3_000);
       expect(await store.find(site, "sku-id-2999", "sku")).toEqual(product("id-2999", "sku-id-2999"));
       expect((await store.list(site, undefined, 3)).map((p) => p.id)).toEqual(["id-0", "id-1", "id-10"]);
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
     });
 
@@ -289,7 +272,7 @@ describeWithRedis("beginImport on Redis", () => {
       const staged = await store.beginImport(site, { dryRun: true });
       await addAll(staged, [range("id", 0, 700), range("id", 0, 100, { price: 5 })]);
       expect(await staged.commit()).toEqual({ applied: true, counts: { created: 700, updated: 0, unchanged: 0 } });
-      expect(await admin.exists(...Object.values(keysOf(site)))).toBe(0);
+      expect(await redis.admin.exists(...Object.values(keysOf(site)))).toBe(0);
       expect(await stagingOf(site)).toEqual([]);
     });
 
@@ -306,8 +289,8 @@ describeWithRedis("beginImport on Redis", () => {
       const events = await watch.stop();
       expect(copies(events)).toEqual([]);
       expect(eventsOf(events, keysOf(site).skus)).toEqual(["rename_to", "persist"]);
-      expect(await productIds(admin, keysOf(site))).toHaveLength(1_200);
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await productIds(redis.admin, keysOf(site))).toHaveLength(1_200);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
     });
 
@@ -320,10 +303,10 @@ describeWithRedis("beginImport on Redis", () => {
       const writer = [product("id-5", "sku-id-5"), product("id-6", "sku-id-6", { price: 3 }), product("w", "sku-w")];
       await upsert(store, site, writer, write);
       expect(await staged.commit()).toEqual({ applied: true, counts: { created: 598, updated: 1, unchanged: 1 } });
-      expect(await productIds(admin, keysOf(site))).toHaveLength(601);
+      expect(await productIds(redis.admin, keysOf(site))).toHaveLength(601);
       expect(await store.find(site, "w")).toEqual(product("w", "sku-w"));
       expect(await store.find(site, "id-6")).toEqual(product("id-6", "sku-id-6"));
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
 
       const other = uniqueSite();
@@ -334,7 +317,7 @@ describeWithRedis("beginImport on Redis", () => {
         applied: false,
         conflicts: [{ sku: "sku-id-7", id: "id-7", heldBy: "x", position: 8 }],
       });
-      expect(await productIds(admin, keysOf(other))).toEqual(["x"]);
+      expect(await productIds(redis.admin, keysOf(other))).toEqual(["x"]);
       expect(await stagingOf(other)).toEqual([]);
     });
   });
@@ -361,7 +344,7 @@ describeWithRedis("beginImport on Redis", () => {
         expect((await store.find(site, "x", "sku"))?.id).toBe("c");
         expect((await store.find(site, "y", "sku"))?.id).toBe("a");
         expect((await store.find(site, "z", "sku"))?.id).toBe("b");
-        expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+        expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
         expect(await stagingOf(site)).toEqual([]);
       });
     }
@@ -384,7 +367,7 @@ describeWithRedis("beginImport on Redis", () => {
           { sku: "sku-id-7", id: "twin", heldBy: "id-7", position: 503 },
         ],
       });
-      expect(await productIds(admin, keysOf(site))).toEqual(["h"]);
+      expect(await productIds(redis.admin, keysOf(site))).toEqual(["h"]);
       expect(await stagingOf(site)).toEqual([]);
     });
   });
@@ -406,8 +389,8 @@ describeWithRedis("beginImport on Redis", () => {
     expect(eventsOf(events, keysOf(site).skus)).toEqual(["del", "rename_to", "persist"]);
     expect(await store.find(site, "sku-id-0", "sku")).toBeUndefined();
     expect(await store.find(site, "id-300")).toEqual(product("id-300", "sku-id-300", { price: 9 }));
-    expect(await productIds(admin, keysOf(site))).toHaveLength(500);
-    expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+    expect(await productIds(redis.admin, keysOf(site))).toHaveLength(500);
+    expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
     expect(await stagingOf(site)).toEqual([]);
   });
 
@@ -416,16 +399,16 @@ describeWithRedis("beginImport on Redis", () => {
    * calls (EVALSHA, sha, numkeys and the keys come first), indexed from 1 as in Lua.
    */
   const recording = async (body: () => Promise<void>) => {
-    await admin.config("SET", "slowlog-max-len", "1024");
-    await admin.config("SET", "slowlog-log-slower-than", "0");
+    await redis.admin.config("SET", "slowlog-max-len", "1024");
+    await redis.admin.config("SET", "slowlog-log-slower-than", "0");
     let entries: [number, number, number, string[]][];
     try {
-      await admin.call("SLOWLOG", "RESET");
+      await redis.admin.call("SLOWLOG", "RESET");
       await body();
-      entries = (await admin.call("SLOWLOG", "GET", "-1")) as typeof entries;
+      entries = (await redis.admin.call("SLOWLOG", "GET", "-1")) as typeof entries;
     } finally {
-      await admin.config("SET", "slowlog-log-slower-than", "10000");
-      await admin.config("SET", "slowlog-max-len", "128");
+      await redis.admin.config("SET", "slowlog-log-slower-than", "10000");
+      await redis.admin.config("SET", "slowlog-max-len", "128");
     }
     return (script: typeof PUBLISH | typeof COMMIT) =>
       entries
@@ -482,10 +465,10 @@ describeWithRedis("beginImport on Redis", () => {
         expect(staging).not.toEqual([]);
       }
       expect(eventsOf(events, keysOf(site).mergingProducts)[0]).toBe("rename_to");
-      expect(await admin.exists(keysOf(site).mergingProducts)).toBe(0);
+      expect(await redis.admin.exists(keysOf(site).mergingProducts)).toBe(0);
       expect(await store.find(site, "id-10")).toEqual(again[10]);
-      expect(await productIds(admin, keysOf(site))).toHaveLength(1_200);
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await productIds(redis.admin, keysOf(site))).toHaveLength(1_200);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
     });
   }
@@ -504,11 +487,11 @@ describeWithRedis("beginImport on Redis", () => {
             if (seed.length > 0) await upsert(store, site, seed, write);
             const staged = await store.beginImport(site, { dryRun });
             await addAll(staged, [range("id", 0, 500), range("id", 500, 500)]);
-            await admin.del((await incomingOf(site))[name]);
+            await redis.admin.del((await incomingOf(site))[name]);
             const outcome = await settle(staged.commit());
             expect(outcome.ok ? outcome.value : isUnavailable(outcome.error)).toBe(true);
             expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
-            expect(await productIds(admin, keysOf(site))).toEqual(seed.map((p) => p.id));
+            expect(await productIds(redis.admin, keysOf(site))).toEqual(seed.map((p) => p.id));
             expect(await stagingOf(site)).toEqual([]);
             expect(await upsert(store, site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
           });
@@ -522,9 +505,9 @@ describeWithRedis("beginImport on Redis", () => {
         // Chunks of 300: 4 chunks, 1,000 ids and skus.
         await addAll(staged, [range("id", 0, 500), range("id", 500, 500)]);
         const keys = { ...keysOf(site), ...(await incomingOf(site)), ...idempotencyKeys(keysOf(site)) };
-        await admin.del(keys[name]);
+        await redis.admin.del(keys[name]);
         const token = "evict-test";
-        await admin.hset(keys.products, LOCK_FIELD, `${token} ${Date.now() + 60_000}`);
+        await redis.admin.hset(keys.products, LOCK_FIELD, `${token} ${Date.now() + 60_000}`);
         const publish = {
           where: "empty",
           checkOnly: false,
@@ -533,12 +516,12 @@ describeWithRedis("beginImport on Redis", () => {
           chunks: 4,
           siteSize: 0,
         } as const;
-        expect(await callScript(admin, PUBLISH, keys, { token, lockTtlMs: 10_000, ...publish })).toEqual({
+        expect(await callScript(redis.admin, PUBLISH, keys, { token, lockTtlMs: 10_000, ...publish })).toEqual({
           outcome: "evicted",
         });
-        expect(await productIds(admin, keysOf(site))).toEqual([]);
-        expect(await admin.exists(keysOf(site).skus, keysOf(site).skuOf, keysOf(site).ids)).toBe(0);
-        await admin.hdel(keys.products, LOCK_FIELD);
+        expect(await productIds(redis.admin, keysOf(site))).toEqual([]);
+        expect(await redis.admin.exists(keysOf(site).skus, keysOf(site).skuOf, keysOf(site).ids)).toBe(0);
+        await redis.admin.hdel(keys.products, LOCK_FIELD);
         await staged.abort();
         expect(await stagingOf(site)).toEqual([]);
       });
@@ -551,12 +534,12 @@ describeWithRedis("beginImport on Redis", () => {
     const staged = await store.beginImport(site, write);
     await addAll(staged, [range("id", 0, 500)]);
     const keys = await incomingOf(site);
-    expect(await callScript(admin, SPANS, keys, { ttlMs: 60_000, first: true, chunks: [1] })).toEqual({
+    expect(await callScript(redis.admin, SPANS, keys, { ttlMs: 60_000, first: true, chunks: [1] })).toEqual({
       outcome: "ok",
     });
-    expect(await admin.hget(keys.inSpans, "id-3")).toBe("4 4");
-    await admin.del(keys.inSpans);
-    expect(await callScript(admin, SPANS, keys, { ttlMs: 60_000, first: false, chunks: [2] })).toEqual({
+    expect(await redis.admin.hget(keys.inSpans, "id-3")).toBe("4 4");
+    await redis.admin.del(keys.inSpans);
+    expect(await callScript(redis.admin, SPANS, keys, { ttlMs: 60_000, first: false, chunks: [2] })).toEqual({
       outcome: "evicted",
     });
     await staged.abort();
@@ -568,7 +551,7 @@ describeWithRedis("beginImport on Redis", () => {
     const site = uniqueSite();
     const staged = await store.beginImport(site, write);
     await addAll(staged, [range("id", 0, 500), [product("twin", "sku-id-7")]]);
-    await admin.del((await incomingOf(site)).inPositions);
+    await redis.admin.del((await incomingOf(site)).inPositions);
     const outcome = await settle(staged.commit());
     expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
     expect(await stagingOf(site)).toEqual([]);
@@ -577,7 +560,7 @@ describeWithRedis("beginImport on Redis", () => {
   describe("lost replies", () => {
     let proxy: FaultProxy;
     beforeAll(async () => {
-      proxy = await startFaultProxy(server.port);
+      proxy = await startFaultProxy(redis.server.port);
       // Loads the scripts, so that no drop lands on an EVALSHA that Redis refuses with NOSCRIPT.
       const warm = await open().beginImport(uniqueSite(), write);
       await warm.add([product("a", "b")], [1]);
@@ -605,7 +588,7 @@ describeWithRedis("beginImport on Redis", () => {
       expect(outcome.ok ? outcome.value : isUnavailable(outcome.error)).toBe(true);
       await until("the store to reconnect", async () => (await store.ping().then(() => true)) || undefined);
       await expect(staged.commit()).rejects.toThrow(/incomplete; nothing was written/);
-      expect(await productIds(admin, keysOf(site))).toEqual([]);
+      expect(await productIds(redis.admin, keysOf(site))).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
     });
 
@@ -623,8 +606,8 @@ describeWithRedis("beginImport on Redis", () => {
       expect(outcome.ok ? outcome.value : (outcome.error as Error).message).toMatch(/may or may not have been applied/);
       const direct = open();
       expect(await upsert(direct, site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
-      expect([1, 901]).toContain((await productIds(admin, keysOf(site))).length);
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect([1, 901]).toContain((await productIds(redis.admin, keysOf(site))).length);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
       expect(await stagingOf(site)).toEqual([]);
     });
 
@@ -642,9 +625,9 @@ describeWithRedis("beginImport on Redis", () => {
       const direct = open();
       // The next writer finishes the merge the lost reply interrupted.
       expect(await upsert(direct, site, [product("after", "after-sku")], write)).toMatchObject({ applied: true });
-      const stored = (await productIds(admin, keysOf(site))).length;
+      const stored = (await productIds(redis.admin, keysOf(site))).length;
       expect([2, 902]).toContain(stored);
-      expect(await checkIndex(admin, PREFIX, site)).toEqual([]);
+      expect(await checkIndex(redis.admin, PREFIX, site)).toEqual([]);
     });
   });
 });
