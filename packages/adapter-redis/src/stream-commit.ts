@@ -200,7 +200,8 @@ async function judgeAndPublish(
 /**
  * The conflicts of an import whose ids claim skus among themselves with products of the site
  * that stay: one read-only judging walk under the lock, for an answer that lists every conflict.
- * Under the lock, no record of `key` can appear: one found there is the answer instead.
+ * Under the lock, no record of `key` can appear: one found there is the answer instead. Another
+ * import's claim was read by the commit before this walk, as clause 6 allows: only the record is read here.
  */
 async function heldConflicts(
   ctx: StoreContext,
@@ -212,9 +213,8 @@ async function heldConflicts(
 ): Promise<SkuConflict[] | Recorded> {
   const unplaced = await withLock(ctx, site, async (token): Promise<Unplaced[] | Recorded> => {
     const keys: CommitKeys = { ...importKeys(site, token), ...incoming, ...idempotencyKeys(site) };
-    const recorded = key && (await recordOf(ctx, site, key));
-    if (recorded === "claimed") return [];
-    if (recorded) return { recorded };
+    const recorded = key && (await recordOf(ctx, site, { ...key, claimed: true }));
+    if (recorded !== undefined && recorded !== "claimed") return { recorded };
     if ((await siteSizeOf(ctx, keys, token)) === 0) return [];
     const judged = await judgeAndPublish(ctx, keys, token, tally, { dryRun: true }, ttlMs);
     return "unplaced" in judged ? judged.unplaced : [];

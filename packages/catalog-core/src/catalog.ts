@@ -179,7 +179,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     // A body in memory, to be written, is not claimed: its commit checks both the record and the
     // claims of others (clause 6 of `commit`), one call to the store instead of three.
     if (call.drain === undefined && !engine.dryRun) return runImport(store, site, source, { ...engine, key: recorded });
-    return runClaimed(store, site, { key, fingerprint }, policy, call.drain, (claim) =>
+    return runClaimed(store, site, recorded, policy, call.drain, (claim) =>
       runImport(store, site, source, { ...engine, key: { ...recorded, claim } }),
     );
   }
