@@ -11,16 +11,19 @@ import {
 } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { recordedKey, recordKey } from "./keys.ts";
-import { IDS, reduceStaging, STAGING } from "./reduce.ts";
+import { IDS, ORDER, reduceStaging, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
 
-/** The statement that creates (once per connection) and empties the staging table. */
+/** The statement that creates (once per connection) and empties the staging tables. */
 export const PREPARE_STAGING = `
   CREATE TEMP TABLE IF NOT EXISTS catalog_import (
     seq bigint NOT NULL, position bigint NOT NULL, id text COLLATE "C" NOT NULL,
     sku text COLLATE "C" NOT NULL, body text NOT NULL
   );
-  TRUNCATE ${STAGING}`;
+  CREATE TEMP TABLE IF NOT EXISTS catalog_import_order (
+    seq bigint NOT NULL, position bigint NOT NULL, id text COLLATE "C" NOT NULL
+  );
+  TRUNCATE ${STAGING}, ${ORDER}`;
 
 // Every claimer of a sku but its first claimer.
 const CLAIMED = `

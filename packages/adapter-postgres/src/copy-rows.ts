@@ -1,6 +1,10 @@
-// Staged products as the rows of COPY's text format, one line per product, tab between columns,
-// written into a Buffer a few dozen rows at a time.
+// Products as the rows of COPY's text format, one line per product, tab between columns, written
+// into a Buffer a few dozen rows at a time, and sent with `COPY ... FROM STDIN`.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { encodeProduct, PRODUCT_FIELDS, type Product } from "@catalog-kit/catalog-core";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 
 const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 const SPECIAL = /[\\\t\n\r]/;
@@ -46,8 +50,8 @@ function bodiesOf(products: readonly Product[], from: number, to: number): strin
 const SCRATCH_MAX = 8_000_000;
 let scratch = Buffer.allocUnsafe(0);
 
-/** The COPY text of a chunk, as UTF-8: `seq, position, id, sku, body` per product, `seq` counting on from `firstSeq`. */
-export function copyRows(products: readonly Product[], positions: readonly number[], firstSeq: number): Buffer {
+// The COPY text of `products`, as UTF-8: per product, the columns `head` gives, then id, sku, body.
+function rowsOf(products: readonly Product[], head: (i: number) => string): Buffer {
   let buffer = scratch;
   let end = 0;
   for (let from = 0; from < products.length; from += GROUP) {
@@ -56,7 +60,7 @@ export function copyRows(products: readonly Product[], positions: readonly numbe
     let text = "";
     for (let i = from; i < to; i++) {
       const { id, sku } = products[i] as Product;
-      text += `${firstSeq + i}\t${positions[i]}\t${field(id)}\t${field(sku)}\t${bodies[i - from]}\n`;
+      text += `${head(i)}\t${field(id)}\t${field(sku)}\t${bodies[i - from]}\n`;
     }
     // UTF-8 takes at most three bytes per UTF-16 unit.
     const need = end + 3 * text.length;
@@ -69,4 +73,28 @@ export function copyRows(products: readonly Product[], positions: readonly numbe
     end += buffer.write(text, end);
   }
   return Buffer.from(buffer.subarray(0, end));
+}
+
+/** The staging's COPY text of a chunk: `seq, position, id, sku, body` per product, `seq` counting on from `firstSeq`. */
+export function copyRows(products: readonly Product[], positions: readonly number[], firstSeq: number): Buffer {
+  return rowsOf(products, (i) => `${firstSeq + i}\t${positions[i]}`);
+}
+
+/** The products table's COPY text of a chunk: `site, id, sku, body` per product. */
+export function productRows(products: readonly Product[], siteNo: number): Buffer {
+  return rowsOf(products, () => String(siteNo));
+}
+
+/** The COPY text of where a chunk's products came: `seq, position, id` per product, as `copyRows` numbers them. */
+export function orderRows(products: readonly Product[], positions: readonly number[], firstSeq: number): string {
+  let text = "";
+  for (let i = 0; i < products.length; i++) {
+    text += `${firstSeq + i}\t${positions[i]}\t${field((products[i] as Product).id)}\n`;
+  }
+  return text;
+}
+
+/** Sends `rows` with the statement `copy` (`COPY ... FROM STDIN`) on `client`. */
+export async function copyIn(client: pg.ClientBase, copy: string, rows: Buffer | string): Promise<void> {
+  await pipeline(Readable.from([rows]), client.query(copyFrom(copy)));
 }

@@ -10,7 +10,7 @@ import { Lookups } from "./lookups.ts";
 import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
 import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
-import { DEFAULT_SWEEP_INTERVAL_MS, startKeySweep } from "./sweep.ts";
+import { DEFAULT_SWEEP_INTERVAL_MS, startSweep } from "./sweep.ts";
 
 /** Options of `createPostgresStore`: a URL (the store opens and closes its pool) or a pool you own; the schema of its tables. */
 export interface PostgresStoreOptions {
@@ -24,7 +24,7 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /** How long a call waits for a free connection before it fails with `STORAGE_UNAVAILABLE`. Default 5,000 ms. */
   readonly acquireTimeoutMs?: number;
-  /** How often the store deletes expired idempotency records and claims; 0 never (another store sweeps). Default 60,000 ms. */
+  /** How often the store deletes expired idempotency records and claims, and what imports that died wrote; 0 never (another store sweeps). Default 60,000 ms. */
   readonly sweepIntervalMs?: number;
 }
 
@@ -71,7 +71,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     );
     return migration;
   }
-  const sweep = startKeySweep(pool, tables, options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS, () => migrated);
+  const sweep = startSweep(pool, tables, options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS, () => migrated);
 
   async function read<R extends pg.QueryResultRow>(
     what: string,

@@ -6,6 +6,8 @@ import type pg from "pg";
 
 /** The staging table of an import: one per connection, which holds one import at a time. */
 export const STAGING = "pg_temp.catalog_import";
+/** The `seq` and position of each product an import into a new site wrote directly (new-site.ts). */
+export const ORDER = "pg_temp.catalog_import_order";
 /** The import's products, one per id, as the commit's statements read them. */
 export const IDS = "pg_temp.catalog_import_ids";
 

@@ -9,6 +9,7 @@ export interface Tables {
   readonly products: string;
   readonly importKeys: string;
   readonly keyClaims: string;
+  readonly newSites: string;
   readonly migrations: string;
 }
 
@@ -28,6 +29,7 @@ export function tablesOf(schema: string): Tables {
     products: `${s}.products`,
     importKeys: `${s}.import_keys`,
     keyClaims: `${s}.import_key_claims`,
+    newSites: `${s}.new_sites`,
     migrations: `${s}.schema_migrations`,
   };
 }
@@ -79,6 +81,14 @@ const MIGRATIONS: readonly ((t: Tables) => string)[] = [
       PRIMARY KEY (site, key)
     );
     CREATE INDEX ON ${t.keyClaims} (expires_at);`,
+  // 3. The numbers taken by imports creating a site, whose products are written under them before
+  // the site's row exists (new-site.ts): a row while such an import runs, or after its process
+  // died, until the sweep deletes what it wrote.
+  (t) => `
+    CREATE TABLE ${t.newSites} (
+      site integer PRIMARY KEY,
+      begun timestamptz NOT NULL DEFAULT clock_timestamp()
+    );`,
 ];
 
 /** The schema version this code writes. */

@@ -1,16 +1,15 @@
 // An import staged on a connection of its own: each chunk is sent with COPY into that
-// connection's temporary table as it arrives, and the commit is one transaction there. A process
-// that dies takes its connection, and so its staging, with it: the server drops both.
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+// connection's temporary table as it arrives (or, into a site that has no row yet, into the
+// products table under a number of its own: new-site.ts), and the commit is one transaction
+// there. A process that dies takes its connection, and so its staging, with it: the server drops both.
 import type { CommitResult, KeyToRecord, Site, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
 import type pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
 import { judgeAndApply, PREPARE_STAGING } from "./commit.ts";
-import { copyRows } from "./copy-rows.ts";
+import { copyIn, copyRows } from "./copy-rows.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
+import { commitNewSite, END_NEW_SITE, type NewSite, openNewSite, writeChunk } from "./new-site.ts";
 import type { ImportSlots } from "./pool.ts";
-import { STAGING } from "./reduce.ts";
+import { ORDER, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
 
 /** What an import needs of its store. */
@@ -52,6 +51,7 @@ export async function beginStagedImport(
   const connection = client;
   let done = false;
   let seq = 0;
+  let newSite: NewSite | undefined;
 
   function release(error?: Error): void {
     if (done || client === undefined) return;
@@ -65,7 +65,8 @@ export async function beginStagedImport(
   // as long as its connection, which the pool keeps.
   async function finish(): Promise<void> {
     if (done) return;
-    if (broken === undefined) await connection.query(`TRUNCATE ${STAGING}`).catch((error: Error) => (broken = error));
+    const sql = `TRUNCATE ${STAGING}, ${ORDER}${newSite ? `; ${END_NEW_SITE}` : ""}`;
+    if (broken === undefined) await connection.query(sql).catch((error: Error) => (broken = error));
     release();
   }
 
@@ -73,10 +74,13 @@ export async function beginStagedImport(
     async add(products, positions) {
       if (done) throw unavailable(new Error("the import was already ended"), "import", "nothing written");
       if (products.length === 0) return;
-      const rows = copyRows(products, positions, seq);
+      const firstSeq = seq;
       seq += products.length;
       try {
-        await pipeline(Readable.from([rows]), connection.query(copyFrom(COPY)));
+        if (firstSeq === 0 && !dryRun) newSite = await openNewSite(connection, ctx.tables, site);
+        const written =
+          newSite !== undefined && (await writeChunk(connection, ctx.tables, newSite, products, positions, firstSeq));
+        if (!written) await copyIn(connection, COPY, copyRows(products, positions, firstSeq));
       } catch (error) {
         broken ??= error as Error;
         release();
@@ -89,7 +93,10 @@ export async function beginStagedImport(
       let result: CommitResult;
       try {
         await connection.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
-        result = await judgeAndApply(connection, ctx.tables, site, { dryRun, replace, key });
+        const plan = { dryRun, replace, key };
+        result =
+          (newSite && (await commitNewSite(connection, ctx.tables, site, newSite, plan))) ??
+          (await judgeAndApply(connection, ctx.tables, site, plan));
       } catch (error) {
         broken ??= error as Error;
         await finish();

@@ -1,7 +1,9 @@
-// The removal of expired idempotency records and claims: a timer of each store deletes them in
-// batches found by the expiry indexes, so that no request ever pays for it and no statement holds
-// many row locks. Lookups ignore expired rows anyway: the sweep only keeps the tables small.
+// The removal of expired idempotency records and claims, and of the products of imports into a
+// new site whose process died (new-site.ts): a timer of each store deletes them in batches found
+// by the expiry indexes and `new_sites`, so that no request ever pays for it and no statement
+// holds many row locks. Lookups ignore both anyway: the sweep only keeps the tables small.
 import type pg from "pg";
+import { lockTag } from "./new-site.ts";
 import type { Tables } from "./schema.ts";
 
 /** How often a store sweeps when `sweepIntervalMs` is not given. */
@@ -41,15 +43,44 @@ export async function sweepExpiredKeys(
   return deleted;
 }
 
+// One number at a time whose lock no import holds: its row and every product written under it.
+// The try-lock lasts until the statement's transaction ends; SKIP LOCKED leaves a number another
+// store is sweeping.
+const abandonedStatement = (t: Tables) => `
+  WITH abandoned AS (
+    DELETE FROM ${t.newSites} WHERE site = (
+      SELECT site FROM ${t.newSites} WHERE pg_try_advisory_xact_lock(hashtext($1), site)
+      ORDER BY site LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING site
+  ), gone AS (
+    DELETE FROM ${t.products} WHERE site IN (SELECT site FROM abandoned) RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM abandoned)::int AS sites, (SELECT count(*) FROM gone)::int AS products`;
+
+/** Deletes what imports into new sites wrote before their process died; resolves with how many products went. */
+export async function sweepAbandonedSites(
+  pool: pg.Pool,
+  t: Tables,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  let deleted = 0;
+  while (!stopped()) {
+    const { rows } = await pool.query<{ sites: number; products: number }>(abandonedStatement(t), [lockTag(t)]);
+    if ((rows[0]?.sites ?? 0) === 0) break;
+    deleted += rows[0]?.products ?? 0;
+  }
+  return deleted;
+}
+
 /** The sweep's timer; `stop` ends it and waits for a sweep under way. */
-export interface KeySweep {
+export interface Sweep {
   stop(): Promise<void>;
 }
 
 // Only once `ready()`: a store never called does not create its tables for a sweep. The timer is
 // unref'd, so it does not keep the process alive; a failed sweep (PostgreSQL away) waits for the next tick.
 /** Sweeps every `intervalMs` (0: never) once `ready()` says the tables exist; `stop` ends it. */
-export function startKeySweep(pool: pg.Pool, t: Tables, intervalMs: number, ready: () => boolean): KeySweep {
+export function startSweep(pool: pg.Pool, t: Tables, intervalMs: number, ready: () => boolean): Sweep {
   let running: Promise<unknown> | undefined;
   let stopped = false;
   const timer =
@@ -57,6 +88,7 @@ export function startKeySweep(pool: pg.Pool, t: Tables, intervalMs: number, read
       ? setInterval(() => {
           if (running !== undefined || !ready()) return;
           running = sweepExpiredKeys(pool, t, SWEEP_BATCH, () => stopped)
+            .then(() => sweepAbandonedSites(pool, t, () => stopped))
             .catch(() => {})
             .finally(() => {
               running = undefined;
