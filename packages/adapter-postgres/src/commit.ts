@@ -10,6 +10,7 @@ import {
   type SkuConflict,
 } from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import { isUniqueViolation } from "./errors.ts";
 import { recordedKey, recordKey } from "./keys.ts";
 import { IDS, ORDER, reduceStaging, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
@@ -65,8 +66,6 @@ async function lockSite(client: pg.ClientBase, t: Tables, site: Site, create: bo
   }
   return found.rows[0]?.site;
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | undefined)?.code === "23505";
 
 /**
  * An import into a site that holds no product has nothing to compare, update or delete: under

@@ -3,6 +3,10 @@
 // the operator's log.
 import { CatalogError, isCatalogError } from "@catalog-kit/catalog-core";
 
+/** Whether `error` is PostgreSQL's refusal of a row that breaks a unique index. */
+export const isUniqueViolation = (error: unknown): boolean =>
+  (error as { code?: unknown } | undefined)?.code === "23505";
+
 /** What a failed write is known to have done: nothing, or possibly everything (the reply to COMMIT was lost). */
 export type Outcome = "nothing written" | "unknown";
 

@@ -11,6 +11,7 @@ import type { CommitResult, Product, Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import type { CommitPlan } from "./commit.ts";
 import { copyIn, orderRows, productRows } from "./copy-rows.ts";
+import { isUniqueViolation } from "./errors.ts";
 import { recordKey } from "./keys.ts";
 import { ORDER, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
@@ -24,8 +25,6 @@ export interface NewSite {
 
 /** The first key of the advisory lock an import holds on its number (`hashtext` of it; the number is the second). */
 export const lockTag = (t: Tables): string => `catalog-kit new site ${t.schema}`;
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | undefined)?.code === "23505";
 
 /**
  * When the site has no row yet: takes a number for it, locked and registered in `new_sites`.

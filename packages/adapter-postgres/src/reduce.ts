@@ -3,6 +3,7 @@
 // conflict names). Most imports name every id once; then the staging is its own reduction, and a
 // view over it spares the sort and the copy of every body that the general reduction costs.
 import type pg from "pg";
+import { isUniqueViolation } from "./errors.ts";
 
 /** The staging table of an import: one per connection, which holds one import at a time. */
 export const STAGING = "pg_temp.catalog_import";
@@ -41,8 +42,6 @@ export interface Reduced {
   /** What must run before the transaction commits, if anything. */
   readonly cleanup: string | undefined;
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | undefined)?.code === "23505";
 
 // Runs `sql` under a savepoint: false, with the transaction as before, when it breaks a unique index.
 async function unlessRepeated(client: pg.ClientBase, sql: string): Promise<boolean> {
