@@ -110,6 +110,20 @@ async function intoEmptySite(
     await client.query("ROLLBACK TO SAVEPOINT catalog_empty_site");
     return undefined;
   }
+  return allCreated(client, t, siteNo, plan, created);
+}
+
+/**
+ * The answer of an import whose `created` products were all new to site `siteNo`, written in the
+ * commit's transaction: its counts, recorded under its key if it has one.
+ */
+export async function allCreated(
+  client: pg.ClientBase,
+  t: Tables,
+  siteNo: number,
+  plan: CommitPlan,
+  created: number,
+): Promise<CommitResult> {
   const counts = { created, updated: 0, unchanged: 0 };
   const answer = plan.replace ? { ...counts, deleted: 0 } : counts;
   if (plan.key) await recordKey(client, t, siteNo, plan.key, answer);

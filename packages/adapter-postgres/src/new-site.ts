@@ -9,10 +9,9 @@
 // deletes (sweep.ts).
 import type { CommitResult, Product, Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
-import type { CommitPlan } from "./commit.ts";
+import { allCreated, type CommitPlan } from "./commit.ts";
 import { copyIn, orderRows, productRows } from "./copy-rows.ts";
 import { isUniqueViolation } from "./errors.ts";
-import { recordKey } from "./keys.ts";
 import { ORDER, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
 
@@ -45,7 +44,7 @@ export async function openNewSite(client: pg.ClientBase, t: Tables, site: Site):
   );
   // The chunks' commits need no flush of their own: the commit that creates the site flushes the
   // WAL up to its own record, and so theirs. The setting lasts until the import's connection is
-  // given back (`endNewSite`).
+  // given back (`END_NEW_SITE`).
   await client.query("SET synchronous_commit TO off");
   return { siteNo, written: 0 };
 }
@@ -112,10 +111,7 @@ export async function commitNewSite(
   }
   await client.query(`DELETE FROM ${t.newSites} WHERE site = $1`, [into.siteNo]);
   // No other import can have recorded or claimed the key: either would have created the site.
-  const counts = { created: into.written, updated: 0, unchanged: 0 };
-  const answer = plan.replace ? { ...counts, deleted: 0 } : counts;
-  if (plan.key) await recordKey(client, t, into.siteNo, plan.key, answer);
-  return { applied: true, counts: answer };
+  return allCreated(client, t, into.siteNo, plan, into.written);
 }
 
 /** What the import's connection must run before it is lent again: its lock let go, its setting reset. */
