@@ -7,7 +7,7 @@ import { progress } from "../report.ts";
 import { TOKEN } from "../servers/shared.ts";
 import { runWrk, writeGetScript } from "../wrk.ts";
 import type { Running } from "./servers.ts";
-import { getPaths, type Load, quick, rounds, work, wrk } from "./setup.ts";
+import { getPaths, getRounds, type Load, quick, rounds, work, wrk } from "./setup.ts";
 
 /** What a server sustained in one round of a load. */
 export interface Measured {
@@ -128,6 +128,39 @@ export async function alternate(
     for (const [key, [server, spec]] of Object.entries(contenders)) {
       progress(`${name}: ${key}, round ${round + 1} of ${times}, ${spec.seconds} s`);
       rates.get(key)?.push(await load(server, spec));
+    }
+  }
+  return rates;
+}
+
+/** Starts a fresh server process. */
+export type Starter = () => Promise<Running>;
+
+/**
+ * Runs each contender alone, round after round: a fresh process every round, started, warmed,
+ * measured and stopped before the next contender starts, in an order that turns every round.
+ * With a few idle server processes beside the measured one, identical servers differed by up to
+ * a fifth in CPU per GET from one process to the next, for the whole life of the process; alone,
+ * by a few per cent. A figure that depends on which process drew which luck is no comparison.
+ */
+export async function alternateAlone(
+  name: string,
+  contenders: Record<string, [Starter, Load]>,
+  times = getRounds,
+): Promise<Map<string, Measured[]>> {
+  const keys = Object.keys(contenders);
+  const rates = new Map<string, Measured[]>(keys.map((key) => [key, []]));
+  for (let round = 0; round < times; round++) {
+    for (const key of [...keys.slice(round % keys.length), ...keys.slice(0, round % keys.length)]) {
+      const [start, spec] = contenders[key] as [Starter, Load];
+      progress(`${name}: ${key}, round ${round + 1} of ${times}, ${spec.seconds} s, a fresh process`);
+      const server = await start();
+      try {
+        if (!quick) await load(server, { ...spec, seconds: 2 });
+        rates.get(key)?.push(await load(server, spec));
+      } finally {
+        await server.stop();
+      }
     }
   }
   return rates;

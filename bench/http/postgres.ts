@@ -4,9 +4,9 @@
 import { postgresCpuSeconds, startBenchPostgres } from "../postgres.ts";
 import type { Row } from "../report.ts";
 import { cpuSecondsOf, forget, killRedisOnExit } from "../standalone.ts";
-import { alternate, compare } from "./load.ts";
+import { alternate, alternateAlone, compare } from "./load.ts";
 import { type Running, startNpmStart } from "./servers.ts";
-import { BATCH, BULK, GENERATOR, GET, getSeconds, quick, rounds, stored } from "./setup.ts";
+import { BATCH, BULK, GENERATOR, GET, getRounds, getSeconds, quick, stored } from "./setup.ts";
 
 const SERVER = "standalone server as `npm start` runs it (access log on)";
 const BASELINE = { label: "Redis", name: "the same server on Redis (adapter-redis), the same products" };
@@ -21,30 +21,30 @@ export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk
   const servers: Running[] = [];
   const redisPid = await killRedisOnExit(redisUrl);
   try {
-    const onPostgres = await startNpmStart({
-      name: "postgres",
-      section: { adapter: "postgres", url: postgres.url },
-      cpuSeconds: () => postgresCpuSeconds(postgres.pid),
-    });
-    servers.push(onPostgres);
-    const onRedis = await startNpmStart({
-      name: "redis",
-      section: { adapter: "redis", url: redisUrl, keyPrefix: "bench-npm" },
-      cpuSeconds: () => cpuSecondsOf(redisPid),
-    });
-    servers.push(onRedis);
+    const onPostgres = () =>
+      startNpmStart({
+        name: "postgres",
+        section: { adapter: "postgres", url: postgres.url },
+        cpuSeconds: () => postgresCpuSeconds(postgres.pid),
+      });
+    const onRedis = () =>
+      startNpmStart({
+        name: "redis",
+        section: { adapter: "redis", url: redisUrl, keyPrefix: "bench-npm" },
+        cpuSeconds: () => cpuSecondsOf(redisPid),
+      });
     const n = stored.toLocaleString("en-US");
     const storeNote = "; store CPU: every PostgreSQL process, or redis-server";
 
     if (parts.get) {
-      const get = await alternate("GET by id, postgres against redis", {
+      const get = await alternateAlone("GET by id, postgres against redis", {
         postgres: [onPostgres, GET],
         redis: [onRedis, GET],
       });
       const figures = compare(get, "postgres", "redis");
       rows.push({
         name: "GET by id, npm start, postgres",
-        scenario: `HTTP GET by id, postgres, ${SERVER}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`,
+        scenario: `HTTP GET by id, postgres, ${SERVER}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${getRounds}, a fresh server each round (${n} products stored)`,
         figure: figures.figure,
         unit: "req/s",
         baseline: { ...BASELINE, figure: figures.baseline, unit: "req/s" },
@@ -54,9 +54,11 @@ export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk
       });
     }
     if (parts.bulk) {
+      const [postgresServer, redisServer] = [await onPostgres(), await onRedis()];
+      servers.push(postgresServer, redisServer);
       const bulk = await alternate("POST bulk of 1,000, postgres against redis", {
-        postgres: [onPostgres, BULK],
-        redis: [onRedis, BULK],
+        postgres: [postgresServer, BULK],
+        redis: [redisServer, BULK],
       });
       const figures = compare(bulk, "postgres", "redis", BATCH);
       rows.push({

@@ -13,10 +13,12 @@ export const { quick, only } = benchOptions();
 /** Products every server stores before it is loaded. */
 export const stored = quick ? 1_000 : 10_000;
 /** Seconds of one GET round, and of one POST round. */
-export const getSeconds = quick ? 1 : 10;
+export const getSeconds = quick ? 1 : 6;
 const postSeconds = quick ? 1 : 5;
 /** Timed rounds of every contender. */
 export const rounds = quick ? 1 : 3;
+/** Timed rounds of every GET contender, each a fresh process (see `alternateAlone`). */
+export const getRounds = quick ? 1 : 5;
 /** Products per POST. */
 export const BATCH = 1_000;
 /** The stored products. */

@@ -1,6 +1,8 @@
 // HTTP load against the product and its baselines, each server in its own process (so the load
 // generator never shares an event loop with a server), rounds alternating. GETs go through wrk (a C
-// load generator on one thread, when installed; autocannon otherwise), POSTs through autocannon.
+// load generator on one thread, when installed; autocannon otherwise), each contender alone on the
+// machine in a fresh process every round; POSTs through autocannon, against servers that live
+// through all their rounds.
 // The product runs twice: the handler alone on startServer, and the standalone server exactly as
 // `npm start` runs it (its CLI, a configuration file, the access log on, every default). On
 // PostgreSQL, the standalone server only, against the same server on Redis. On Redis, the bulk
@@ -12,7 +14,7 @@ import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { keyRows } from "../http/key.ts";
-import { alternate, compare } from "../http/load.ts";
+import { alternate, alternateAlone, compare, type Starter } from "../http/load.ts";
 import { postgresRows } from "../http/postgres.ts";
 import { type Running, startNpmStart, startServer } from "../http/servers.ts";
 import {
@@ -21,12 +23,12 @@ import {
   CSV,
   GENERATOR,
   GET,
+  getRounds,
   getSeconds,
   type Load,
   only,
   products,
   quick,
-  rounds,
   stored,
   work,
 } from "../http/setup.ts";
@@ -56,9 +58,6 @@ const rows: Row[] = [];
 let redis: RedisServer | undefined;
 const servers: Running[] = [];
 try {
-  const bareFixed = await startServer("servers/bare-fixed.ts");
-  const bareParse = await startServer("servers/bare-parse.ts");
-  servers.push(bareFixed, bareParse);
   const haveRedis = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
   if (haveRedis) {
     redis = await startRedisServer();
@@ -86,34 +85,30 @@ try {
     const redisPid = storage === "redis" && redis !== undefined ? await killRedisOnExit(redis.url) : undefined;
     const watched = (server: Running): Running =>
       redisPid === undefined ? server : { ...server, storeCpuSeconds: () => cpuSecondsOf(redisPid) };
-    const catalog = watched(await startServer("servers/catalog.ts", args));
-    const fastify = watched(await startServer("servers/fastify.ts", args));
-    servers.push(catalog, fastify);
     // `npm start` serves the memory store its configuration names; Redis rows compare the handler.
-    const npmStart = storage === "memory" ? await startNpmStart() : undefined;
-    if (npmStart !== undefined) servers.push(npmStart);
-    // Beside `npm start` (its access log on), fastify as its users run it too: its logger on,
-    // writing to a file.
-    const fastifyLogged =
-      npmStart === undefined
-        ? undefined
-        : await startServer("servers/fastify.ts", [...args, "--log-file", join(work, `fastify-${storage}.log`)]);
-    if (fastifyLogged !== undefined) servers.push(fastifyLogged);
-    const withNpmStart = <T>(contender: T): Record<string, T> =>
-      npmStart === undefined ? {} : { npmStart: contender };
+    const npmStart = storage === "memory";
+    const starters = {
+      catalog: async () => watched(await startServer("servers/catalog.ts", args)),
+      fastify: async () => watched(await startServer("servers/fastify.ts", args)),
+      // Beside `npm start` (its access log on), fastify as its users run it too: its logger on,
+      // writing to a file.
+      fastifyLogged: () =>
+        startServer("servers/fastify.ts", [...args, "--log-file", join(work, `fastify-${storage}.log`)]),
+      bare: () => startServer("servers/bare-fixed.ts"),
+    };
     const judged = !quick && storage === "memory";
     const n = stored.toLocaleString("en-US");
 
     if (wanted("get", PARTS)) {
-      const get = await alternate(`GET by id, ${storage}`, {
-        catalog: [catalog, GET],
-        ...withNpmStart<[Running, Load]>([npmStart as Running, GET]),
-        fastify: [fastify, GET],
-        ...(fastifyLogged === undefined ? {} : { fastifyLogged: [fastifyLogged, GET] as [Running, Load] }),
-        bare: [bareFixed, GET],
+      const get = await alternateAlone(`GET by id, ${storage}`, {
+        catalog: [starters.catalog, GET],
+        ...(npmStart ? { npmStart: [() => startNpmStart(), GET] as [Starter, Load] } : {}),
+        fastify: [starters.fastify, GET],
+        ...(npmStart ? { fastifyLogged: [starters.fastifyLogged, GET] as [Starter, Load] } : {}),
+        bare: [starters.bare, GET],
       });
       const getScenario = (subject: string) =>
-        `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${rounds} (${n} products stored)`;
+        `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${getRounds}, a fresh server each round (${n} products stored)`;
       // A GET row: a contender's rate against a baseline's, over the same rounds.
       const getRow = (
         name: string,
@@ -132,7 +127,7 @@ try {
         ...(judged && target !== undefined ? { target } : {}),
       });
       const notSlower = { label: ">= 1.0x", minRatio: 1 };
-      if (npmStart !== undefined) {
+      if (npmStart) {
         const started = compare(get, "npmStart", "fastify");
         const scenario = getScenario("standalone server as `npm start` runs it (access log on)");
         const name = `GET by id, npm start, ${storage}`;
@@ -172,10 +167,24 @@ try {
       );
     }
 
+    const posts = ["bulk", "csv", "key"].filter(
+      (part) => wanted(part, PARTS) && (part !== "key" || storage === "redis"),
+    );
+    if (posts.length === 0) {
+      if (redisPid !== undefined) forget(redisPid);
+      continue;
+    }
+    // The POSTs run against servers that live through all their rounds.
+    const catalog = await starters.catalog();
+    const fastify = await starters.fastify();
+    const bareParse = await startServer("servers/bare-parse.ts");
+    const npmServer = npmStart && wanted("bulk", PARTS) ? await startNpmStart() : undefined;
+    servers.push(catalog, fastify, bareParse, ...(npmServer === undefined ? [] : [npmServer]));
+
     if (wanted("bulk", PARTS)) {
       const bulk = await alternate(`POST bulk of 1,000, ${storage}`, {
         catalog: [catalog, BULK],
-        ...withNpmStart<[Running, Load]>([npmStart as Running, BULK]),
+        ...(npmServer === undefined ? {} : { npmStart: [npmServer, BULK] as [Running, Load] }),
         fastify: [fastify, BULK],
         bare: [bareParse, BULK],
       });
@@ -203,7 +212,7 @@ try {
         };
       };
       const throughCatalog = { label: "fastify", name: "fastify, JSON.parse + importProducts on the same catalog" };
-      if (npmStart !== undefined) {
+      if (npmServer !== undefined) {
         rows.push(bulkRow("standalone server as `npm start` runs it", "npmStart", "fastify", throughCatalog, 1));
       }
       rows.push(bulkRow("handler alone", "catalog", "fastify", throughCatalog, 1));
@@ -229,9 +238,7 @@ try {
     if (storage === "redis" && redis !== undefined && wanted("key", PARTS)) {
       rows.push(...(await keyRows(catalog, redis.url)));
     }
-    await catalog.stop();
-    await fastify.stop();
-    await npmStart?.stop();
+    for (const server of servers.splice(0)) await server.stop();
     if (redisPid !== undefined) forget(redisPid);
   }
 
