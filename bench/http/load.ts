@@ -7,7 +7,7 @@ import { progress } from "../report.ts";
 import { TOKEN } from "../servers/shared.ts";
 import { runWrk, writeGetScript } from "../wrk.ts";
 import type { Running } from "./servers.ts";
-import { getPaths, getRounds, type Load, quick, rounds, work, wrk } from "./setup.ts";
+import { aloneRounds, getPaths, type Load, quick, rounds, work, wrk } from "./setup.ts";
 
 /** What a server sustained in one round of a load. */
 export interface Measured {
@@ -146,7 +146,7 @@ export type Starter = () => Promise<Running>;
 export async function alternateAlone(
   name: string,
   contenders: Record<string, [Starter, Load]>,
-  times = getRounds,
+  times = aloneRounds,
 ): Promise<Map<string, Measured[]>> {
   const keys = Object.keys(contenders);
   const rates = new Map<string, Measured[]>(keys.map((key) => [key, []]));

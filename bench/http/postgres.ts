@@ -1,12 +1,12 @@
 // The HTTP rows of PostgreSQL storage: the standalone server as `npm start` runs it on a private
-// PostgreSQL, against the same server on Redis, the two loaded with the same products and
-// alternating round after round: GET by id, and POST bulk of 1,000 products.
+// PostgreSQL, against the same server on Redis, the two loaded with the same products, each alone
+// in a fresh process every round: GET by id, and POST bulk of 1,000 products.
 import { postgresCpuSeconds, startBenchPostgres } from "../postgres.ts";
 import type { Row } from "../report.ts";
 import { cpuSecondsOf, forget, killRedisOnExit } from "../standalone.ts";
-import { alternate, alternateAlone, compare } from "./load.ts";
-import { type Running, startNpmStart } from "./servers.ts";
-import { BATCH, BULK, GENERATOR, GET, getRounds, getSeconds, quick, stored } from "./setup.ts";
+import { alternateAlone, compare } from "./load.ts";
+import { startNpmStart } from "./servers.ts";
+import { aloneRounds, BATCH, BULK, GENERATOR, GET, getSeconds, quick, stored } from "./setup.ts";
 
 const SERVER = "standalone server as `npm start` runs it (access log on)";
 const BASELINE = { label: "Redis", name: "the same server on Redis (adapter-redis), the same products" };
@@ -18,7 +18,6 @@ const BASELINE = { label: "Redis", name: "the same server on Redis (adapter-redi
 export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk: boolean }): Promise<Row[]> {
   const rows: Row[] = [];
   const postgres = await startBenchPostgres();
-  const servers: Running[] = [];
   const redisPid = await killRedisOnExit(redisUrl);
   try {
     const onPostgres = () =>
@@ -44,7 +43,7 @@ export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk
       const figures = compare(get, "postgres", "redis");
       rows.push({
         name: "GET by id, npm start, postgres",
-        scenario: `HTTP GET by id, postgres, ${SERVER}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${getRounds}, a fresh server each round (${n} products stored)`,
+        scenario: `HTTP GET by id, postgres, ${SERVER}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${aloneRounds}, a fresh server each round (${n} products stored)`,
         figure: figures.figure,
         unit: "req/s",
         baseline: { ...BASELINE, figure: figures.baseline, unit: "req/s" },
@@ -54,16 +53,14 @@ export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk
       });
     }
     if (parts.bulk) {
-      const [postgresServer, redisServer] = [await onPostgres(), await onRedis()];
-      servers.push(postgresServer, redisServer);
-      const bulk = await alternate("POST bulk of 1,000, postgres against redis", {
-        postgres: [postgresServer, BULK],
-        redis: [redisServer, BULK],
+      const bulk = await alternateAlone("POST bulk of 1,000, postgres against redis", {
+        postgres: [onPostgres, BULK],
+        redis: [onRedis, BULK],
       });
       const figures = compare(bulk, "postgres", "redis", BATCH);
       rows.push({
         name: "POST bulk 1,000, npm start, postgres",
-        scenario: `HTTP POST bulk of 1,000 products, postgres, ${SERVER}, 10 connections, every product updated`,
+        scenario: `HTTP POST bulk of 1,000 products, postgres, ${SERVER}, 10 connections, every product updated, a fresh server each round`,
         figure: figures.figure,
         unit: "products/s",
         baseline: { ...BASELINE, figure: figures.baseline, unit: "products/s" },
@@ -72,7 +69,6 @@ export async function postgresRows(redisUrl: string, parts: { get: boolean; bulk
       });
     }
   } finally {
-    for (const server of servers) await server.stop().catch(() => {});
     await postgres.stop();
     forget(redisPid);
   }

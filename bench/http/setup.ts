@@ -17,8 +17,8 @@ export const getSeconds = quick ? 1 : 6;
 const postSeconds = quick ? 1 : 5;
 /** Timed rounds of every contender. */
 export const rounds = quick ? 1 : 3;
-/** Timed rounds of every GET contender, each a fresh process (see `alternateAlone`). */
-export const getRounds = quick ? 1 : 5;
+/** Timed rounds of every contender run alone, each round a fresh process (see `alternateAlone`). */
+export const aloneRounds = quick ? 1 : 5;
 /** Products per POST. */
 export const BATCH = 1_000;
 /** The stored products. */

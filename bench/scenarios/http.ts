@@ -1,8 +1,7 @@
 // HTTP load against the product and its baselines, each server in its own process (so the load
 // generator never shares an event loop with a server), rounds alternating. GETs go through wrk (a C
-// load generator on one thread, when installed; autocannon otherwise), each contender alone on the
-// machine in a fresh process every round; POSTs through autocannon, against servers that live
-// through all their rounds.
+// load generator on one thread, when installed; autocannon otherwise), POSTs through autocannon;
+// each contender alone on the machine, in a fresh process every round.
 // The product runs twice: the handler alone on startServer, and the standalone server exactly as
 // `npm start` runs it (its CLI, a configuration file, the access log on, every default). On
 // PostgreSQL, the standalone server only, against the same server on Redis. On Redis, the bulk
@@ -14,16 +13,16 @@ import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { keyRows } from "../http/key.ts";
-import { alternate, alternateAlone, compare, type Starter } from "../http/load.ts";
+import { alternateAlone, compare, type Starter } from "../http/load.ts";
 import { postgresRows } from "../http/postgres.ts";
 import { type Running, startNpmStart, startServer } from "../http/servers.ts";
 import {
+  aloneRounds,
   BATCH,
   BULK,
   CSV,
   GENERATOR,
   GET,
-  getRounds,
   getSeconds,
   type Load,
   only,
@@ -95,6 +94,7 @@ try {
       fastifyLogged: () =>
         startServer("servers/fastify.ts", [...args, "--log-file", join(work, `fastify-${storage}.log`)]),
       bare: () => startServer("servers/bare-fixed.ts"),
+      bareParse: () => startServer("servers/bare-parse.ts"),
     };
     const judged = !quick && storage === "memory";
     const n = stored.toLocaleString("en-US");
@@ -108,7 +108,7 @@ try {
         bare: [starters.bare, GET],
       });
       const getScenario = (subject: string) =>
-        `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${getRounds}, a fresh server each round (${n} products stored)`;
+        `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${aloneRounds}, a fresh server each round (${n} products stored)`;
       // A GET row: a contender's rate against a baseline's, over the same rounds.
       const getRow = (
         name: string,
@@ -167,29 +167,15 @@ try {
       );
     }
 
-    const posts = ["bulk", "csv", "key"].filter(
-      (part) => wanted(part, PARTS) && (part !== "key" || storage === "redis"),
-    );
-    if (posts.length === 0) {
-      if (redisPid !== undefined) forget(redisPid);
-      continue;
-    }
-    // The POSTs run against servers that live through all their rounds.
-    const catalog = await starters.catalog();
-    const fastify = await starters.fastify();
-    const bareParse = await startServer("servers/bare-parse.ts");
-    const npmServer = npmStart && wanted("bulk", PARTS) ? await startNpmStart() : undefined;
-    servers.push(catalog, fastify, bareParse, ...(npmServer === undefined ? [] : [npmServer]));
-
     if (wanted("bulk", PARTS)) {
-      const bulk = await alternate(`POST bulk of 1,000, ${storage}`, {
-        catalog: [catalog, BULK],
-        ...(npmServer === undefined ? {} : { npmStart: [npmServer, BULK] as [Running, Load] }),
-        fastify: [fastify, BULK],
-        bare: [bareParse, BULK],
+      const bulk = await alternateAlone(`POST bulk of 1,000, ${storage}`, {
+        catalog: [starters.catalog, BULK],
+        ...(npmStart ? { npmStart: [() => startNpmStart(), BULK] as [Starter, Load] } : {}),
+        fastify: [starters.fastify, BULK],
+        bare: [starters.bareParse, BULK],
       });
       const bulkScenario = (subject: string) =>
-        `HTTP POST bulk of 1,000 products, ${storage}, ${subject}, 10 connections, every product updated`;
+        `HTTP POST bulk of 1,000 products, ${storage}, ${subject}, 10 connections, every product updated, a fresh server each round`;
       const bulkRow = (
         subject: string,
         contender: string,
@@ -212,7 +198,7 @@ try {
         };
       };
       const throughCatalog = { label: "fastify", name: "fastify, JSON.parse + importProducts on the same catalog" };
-      if (npmServer !== undefined) {
+      if (npmStart) {
         rows.push(bulkRow("standalone server as `npm start` runs it", "npmStart", "fastify", throughCatalog, 1));
       }
       rows.push(bulkRow("handler alone", "catalog", "fastify", throughCatalog, 1));
@@ -220,14 +206,14 @@ try {
     }
 
     if (wanted("csv", PARTS)) {
-      const csv = await alternate(`POST CSV of 1,000 rows, ${storage}`, {
-        catalog: [catalog, CSV],
-        bare: [bareParse, CSV],
+      const csv = await alternateAlone(`POST CSV of 1,000 rows, ${storage}`, {
+        catalog: [starters.catalog, CSV],
+        bare: [starters.bareParse, CSV],
       });
       const csvFigures = compare(csv, "catalog", "bare", BATCH);
       rows.push({
         name: `POST CSV 1,000, handler, ${storage}`,
-        scenario: `HTTP POST CSV of 1,000 rows, ${storage}, handler alone, 10 connections, every product updated`,
+        scenario: `HTTP POST CSV of 1,000 rows, ${storage}, handler alone, 10 connections, every product updated, a fresh server each round`,
         figure: csvFigures.figure,
         unit: "rows/s",
         baseline: { ...BARE_PARSE, figure: csvFigures.baseline, unit: "rows/s" },
@@ -236,6 +222,9 @@ try {
       });
     }
     if (storage === "redis" && redis !== undefined && wanted("key", PARTS)) {
+      // With a key and without, on one server: the two sides share its process.
+      const catalog = await starters.catalog();
+      servers.push(catalog);
       rows.push(...(await keyRows(catalog, redis.url)));
     }
     for (const server of servers.splice(0)) await server.stop();
