@@ -89,6 +89,7 @@ try {
     const starters = {
       catalog: async () => watched(await startServer("servers/catalog.ts", args)),
       fastify: async () => watched(await startServer("servers/fastify.ts", args)),
+      npmStart: () => startNpmStart(),
       // Beside `npm start` (its access log on), fastify as its users run it too: its logger on,
       // writing to a file.
       fastifyLogged: () =>
@@ -102,7 +103,7 @@ try {
     if (wanted("get", PARTS)) {
       const get = await alternateAlone(`GET by id, ${storage}`, {
         catalog: [starters.catalog, GET],
-        ...(npmStart ? { npmStart: [() => startNpmStart(), GET] as [Starter, Load] } : {}),
+        ...(npmStart ? { npmStart: [starters.npmStart, GET] as [Starter, Load] } : {}),
         fastify: [starters.fastify, GET],
         ...(npmStart ? { fastifyLogged: [starters.fastifyLogged, GET] as [Starter, Load] } : {}),
         bare: [starters.bare, GET],
@@ -170,7 +171,7 @@ try {
     if (wanted("bulk", PARTS)) {
       const bulk = await alternateAlone(`POST bulk of 1,000, ${storage}`, {
         catalog: [starters.catalog, BULK],
-        ...(npmStart ? { npmStart: [() => startNpmStart(), BULK] as [Starter, Load] } : {}),
+        ...(npmStart ? { npmStart: [starters.npmStart, BULK] as [Starter, Load] } : {}),
         fastify: [starters.fastify, BULK],
         bare: [starters.bareParse, BULK],
       });

@@ -512,7 +512,6 @@ describe("oversized and pathological input", () => {
 
   it(`keeps peak memory within ${MEMORY_BOUND / MiB} MiB of where it started, and reports no internal error`, () => {
     const peak = process.resourceUsage().maxRSS * 1024;
-    console.log("PEAKGROWTH", (peak - rssBefore) / MiB);
     expect(peak - rssBefore).toBeLessThan(MEMORY_BOUND);
     expect(server.errors).toEqual([]);
   });
