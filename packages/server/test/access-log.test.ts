@@ -1,6 +1,6 @@
 import type { AccessLogEntry } from "@catalog-kit/http-node";
 import { fc, test } from "@fast-check/vitest";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createAccessLog, formatAccessLog } from "../src/access-log.ts";
 
 const entry = (requestId: string, path = "/healthz"): AccessLogEntry => ({
@@ -48,5 +48,25 @@ describe("createAccessLog", () => {
     const before = writes.length;
     log.flush();
     expect(writes).toHaveLength(before); // nothing queued: no empty write
+  });
+
+  it("times each line when it was logged, however late the batch is written", () => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
+    try {
+      const writes: string[] = [];
+      const log = createAccessLog((text) => writes.push(text), { flushIntervalMs: 1_000 });
+      log.log(entry("first"));
+      vi.setSystemTime(Date.UTC(2026, 0, 1, 0, 0, 0, 500));
+      log.log(entry("second"));
+      vi.advanceTimersByTime(1_000);
+      const times = writes
+        .join("")
+        .trimEnd()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { time: string }).time);
+      expect(times).toEqual(["2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.500Z"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
