@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Collected, compare, type Side, toAbTable, WORSE_BELOW } from "./ab/compare.ts";
 import { type AbOptions, abOptions, type Pick } from "./ab/options.ts";
 import { addWorktree, copyBench, existsAt, git, resolveRef, runCommand, type Worktree } from "./ab/worktree.ts";
-import { describeMachine } from "./machine.ts";
+import { describeMachine, machineLine } from "./machine.ts";
 import { formatNumber, judge, type Row } from "./report.ts";
 import { missingFor, scenarioArgs, startScenario } from "./scenario-list.ts";
 
@@ -175,7 +175,7 @@ export async function runAb(): Promise<void> {
 - Before: \`${options.ref}\` (${commit}), with this tree's bench/ (its packages are the ref's)
 - After: this working tree (${after})
 - \`${command}\`: ${options.rounds} round(s), each scenario before and after back to back, the first side turning every round; ${seconds} s
-- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}; Node ${machine.node}
+- Machine: ${machineLine(machine)}; Node ${machine.node}
 - Date: ${new Date().toISOString()}${options.quick ? "\n- Quick sizes: indicative only." : ""}
 
 A figure is the median of its rounds. **gain** is after/before where a higher figure is better

@@ -10,6 +10,8 @@ export interface Machine {
   readonly cores: number;
   readonly memoryGiB: number;
   readonly os: string;
+  /** How its idle cores wait (Linux's cpuidle driver), where the system tells. */
+  readonly idle: string | undefined;
   readonly node: string;
   readonly packages: Record<string, string>;
 }
@@ -43,6 +45,20 @@ function redisVersion(): string | undefined {
   }
 }
 
+// On a virtual machine whose idle cores halt at once, every answer that wakes the load generator
+// costs the server a wake-up through the hypervisor: a few µs of its CPU a request (README, HTTP
+// GET). Results of two machines compare only if their cores wait alike.
+function cpuIdle(): string | undefined {
+  try {
+    const driver = readFileSync("/sys/devices/system/cpu/cpuidle/current_driver", "utf8").trim();
+    if (driver !== "haltpoll") return driver;
+    const ns = readFileSync("/sys/module/haltpoll/parameters/guest_halt_poll_ns", "utf8").trim();
+    return `haltpoll, polling ${ns} ns before a core halts`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The CPU, cores, Node and the versions of every package the figures depend on. */
 export function describeMachine(): Machine {
   const packages: Record<string, string> = {};
@@ -58,7 +74,14 @@ export function describeMachine(): Machine {
     cores: cpus.length,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()} ${os.arch()}`,
+    idle: cpuIdle(),
     node: process.version,
     packages,
   };
+}
+
+/** The machine as the reports' "Machine:" line gives it. */
+export function machineLine(machine: Machine): string {
+  const idle = machine.idle === undefined ? "" : `; idle cores: ${machine.idle}`;
+  return `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}${idle}`;
 }

@@ -3,7 +3,7 @@
 // `npm run bench -- --ab REF` to compare this tree with REF (ab.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { runAb } from "./ab.ts";
-import { describeMachine } from "./machine.ts";
+import { describeMachine, machineLine } from "./machine.ts";
 import { benchOptions } from "./options.ts";
 import { type JudgedRow, judge, type Row, toMarkdownReport, toMarkdownTable } from "./report.ts";
 import { missingFor, SCENARIOS, type Scenario, startScenario } from "./scenario-list.ts";
@@ -68,7 +68,7 @@ Every baseline was measured in the same run as the figure beside it, alternating
 is the median of its rounds, and a ratio (figure / baseline) is the median of the per-round ratios,
 so it can differ a little from the quotient of the two medians. Produced by \`npm run bench${quick ? " -- --quick" : ""}\` in ${seconds} s.
 
-- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}
+- Machine: ${machineLine(machine)}
 - Node ${machine.node}; ${packages}
 - Date: ${new Date().toISOString()}
 
