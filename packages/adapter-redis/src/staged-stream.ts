@@ -19,12 +19,12 @@ import { type Chunk, chunksOf } from "./chunk.ts";
 import type { StoreContext } from "./context.ts";
 import type { Outcome } from "./errors.ts";
 import { checkedKey, type KeyArgs } from "./idempotency.ts";
+import { InFlight } from "./in-flight.ts";
 import { incomingKeys, type SiteKeys } from "./keys.ts";
 import { newToken } from "./lock.ts";
 import type { Tally } from "./publish.ts";
 import { ADD } from "./scripts/import-add.ts";
 import { commitIncoming } from "./stream-commit.ts";
-import { windowed } from "./windowed.ts";
 
 /**
  * How long an import's keys outlive its last call, at least: between two adds the catalog waits
@@ -86,12 +86,17 @@ function* runs(products: readonly Product[], positions: readonly number[]): Gene
   }
 }
 
-// Each chunk with the positions of its products.
-function* withPositions(chunks: Iterable<Chunk>, positions: readonly number[]): Generator<[Chunk, number[]]> {
+// Each chunk of a run with the positions and the products it carries.
+function* chunksWith(
+  products: readonly Product[],
+  positions: readonly number[],
+  size: number,
+): Generator<[Chunk, number[], Product[]]> {
   let from = 0;
-  for (const chunk of chunks) {
-    yield [chunk, positions.slice(from, from + chunk.count)];
-    from += chunk.count;
+  for (const chunk of chunksOf(products, size)) {
+    const to = from + chunk.count;
+    yield [chunk, positions.slice(from, to), products.slice(from, to)];
+    from = to;
   }
 }
 
@@ -117,8 +122,8 @@ async function commitHeld(
 /**
  * A `StagedImport` into `site`. While the import fits in one script call (and does not replace
  * the site), `add` keeps it here and `commit` sends it in one UPSERT call. Past that, `add` runs
- * one ADD script per chunk (a few in flight) and keeps only the sums of their replies; `commit`
- * takes the site lock only once the import has no conflict of its own. Every path ends with the
+ * one ADD script per chunk (a few in flight, across adds) and keeps only the sums of their
+ * replies; `commit` takes the site lock only once the import has no conflict of its own. Every path ends with the
  * import's keys dropped (renamed away when it was published), and they expire anyway.
  */
 export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOptions, host: StreamHost): StagedImport {
@@ -145,21 +150,40 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       .catch(() => {});
   };
 
-  // Stages products in Redis, one ADD call per chunk.
+  // ADD calls outlive the add that sent them: Redis stages one chunk while the catalog checks the next.
+  const flying = new InFlight();
+  // Every call in flight landed, or the first failure among them thrown.
+  async function allLanded(): Promise<void> {
+    await flying.landed();
+    flying.raise();
+  }
+
+  // Stages products in Redis, one ADD call per chunk, at most `ctx.window` in flight.
   async function stage(products: readonly Product[], positions: readonly number[]): Promise<void> {
     if (state === "broken") throw brokenByAdd();
     try {
-      for (const [run, at] of runs(products, positions)) {
-        await windowed(withPositions(chunksOf(run, ctx.chunkSize), at), ctx.window, async ([products, positions]) => {
-          const added = await ctx.call(ADD, incoming(), { ttlMs, chunkNumber: ++sent, positions, products });
-          tally.ids += added.ids;
-          tally.claimed += added.claimed;
-          tally.contested += added.contested;
-          tally.unheld += added.unheld;
-          tally.chunks += 1;
-        });
+      flying.raise();
+      for (const [run, runAt] of runs(products, positions)) {
+        if (flying.meets(run)) await flying.landed();
+        for (const [chunk, at, staged] of chunksWith(run, runAt, ctx.chunkSize)) {
+          await flying.landed(ctx.window);
+          if (flying.failed) break;
+          const call = ctx.call(ADD, incoming(), { ttlMs, chunkNumber: ++sent, positions: at, products: chunk });
+          flying.track(
+            call.then((added) => {
+              tally.ids += added.ids;
+              tally.claimed += added.claimed;
+              tally.contested += added.contested;
+              tally.unheld += added.unheld;
+              tally.chunks += 1;
+            }),
+            staged,
+          );
+        }
+        flying.raise();
       }
     } catch (error) {
+      // Some of the products may be staged: the tally no longer describes the staging.
       state = "broken";
       throw error;
     }
@@ -180,6 +204,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       if (result !== undefined) return result;
       await release();
     }
+    await allLanded();
     if (state === "broken") throw brokenByAdd();
     return commitIncoming(ctx, site, incoming(), tally, options, ttlMs, key);
   }
@@ -213,6 +238,8 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       try {
         // A dry run records nothing (the contract never gives it a key).
         const key = given && !dryRun ? checkedKey(given) : undefined;
+        // The last chunks land first: one that fails has published nothing.
+        if (!flying.idle) await host.operation("import", allLanded, "nothing written");
         return await host.operation(
           "commit of the import",
           async () => {
@@ -234,6 +261,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
     async abort() {
       state = "settled";
       held = undefined;
+      await flying.landed();
       // A closed store sends nothing more; the keys expire.
       if (!host.isClosed()) await drop();
     },
