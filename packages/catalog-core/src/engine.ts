@@ -133,16 +133,22 @@ export async function runImport(
         await drop();
         continue;
       }
-      const valid = checkProducts(part.records, (i, path) => source.locate(part.positions[i] as number, path), invalid);
-      if (failed()) {
-        await drop();
-        continue;
+      // A part of a buffered import may hold all of it: checked a chunk at a time, so that the
+      // store stages each chunk while the next is checked.
+      const { records, positions: at } = part;
+      for (let from = 0; from < records.length; from += CHUNK) {
+        const to = Math.min(records.length, from + CHUNK);
+        const valid = checkProducts(records, (i, path) => source.locate(at[i] as number, path), invalid, from, to);
+        if (failed()) {
+          await drop();
+          continue;
+        }
+        for (let i = 0; i < valid.length; i++) {
+          products.push(valid[i] as Product);
+          positions.push(at[from + i] as number);
+        }
+        if (products.length >= CHUNK) await flush();
       }
-      for (let i = 0; i < valid.length; i++) {
-        products.push(valid[i] as Product);
-        positions.push(part.positions[i] as number);
-      }
-      if (products.length >= CHUNK) await flush();
     }
     if (count > limit) throw tooMany(limit, count, true);
     if (failed()) throw problemError(source, invalid);

@@ -71,19 +71,28 @@ function unknownFields(record: unknown, at: (path: readonly PropertyKey[]) => Pl
   return known ?? record;
 }
 
-/** Validates every record, adding each problem to `problems`; the products of invalid records are left out. */
-export function checkProducts(records: readonly unknown[], locate: Locator, problems: Problems): Product[] {
-  const products: Product[] = new Array(records.length);
-  for (let i = 0; i < records.length; i++) {
+/**
+ * Validates the records from `from` to `to` (all by default), adding each problem to `problems`;
+ * the products of invalid records are left out.
+ */
+export function checkProducts(
+  records: readonly unknown[],
+  locate: Locator,
+  problems: Problems,
+  from = 0,
+  to = records.length,
+): Product[] {
+  const products: Product[] = new Array(to - from);
+  for (let i = from; i < to; i++) {
     const fast = checkProductFast(records[i]);
     if (fast !== undefined) {
-      products[i] = fast;
+      products[i - from] = fast;
       continue;
     }
     const at = (path: readonly PropertyKey[]) => locate(i, path);
     const result = v.safeParse(ProductSchema, unknownFields(records[i], at, problems));
     if (result.success) {
-      products[i] = result.output;
+      products[i - from] = result.output;
       continue;
     }
     for (const issue of result.issues) {
