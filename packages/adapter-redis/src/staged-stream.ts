@@ -123,8 +123,9 @@ async function commitHeld(
  * A `StagedImport` into `site`. While the import fits in one script call (and does not replace
  * the site), `add` keeps it here and `commit` sends it in one UPSERT call. Past that, `add` runs
  * one ADD script per chunk (a few in flight, across adds) and keeps only the sums of their
- * replies; `commit` takes the site lock only once the import has no conflict of its own. Every path ends with the
- * import's keys dropped (renamed away when it was published), and they expire anyway.
+ * replies; `commit` takes the site lock only once the import has no conflict of its own. Every
+ * path ends with the import's keys dropped (renamed away when it was published), and they expire
+ * anyway.
  */
 export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOptions, host: StreamHost): StagedImport {
   const { dryRun } = options;
@@ -150,7 +151,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       .catch(() => {});
   };
 
-  // ADD calls outlive the add that sent them: Redis stages one chunk while the catalog checks the next.
+  // ADD calls outlive the add that sent them: Redis stages a chunk while the catalog checks the next.
   const flying = new InFlight();
   // Every call in flight landed, or the first failure among them thrown.
   async function allLanded(): Promise<void> {
