@@ -136,9 +136,10 @@ export async function runImport(
       // A part of a buffered import may hold all of it: checked a chunk at a time, so that the
       // store stages each chunk while the next is checked.
       const { records, positions: at } = part;
+      const locate = (i: number, path: readonly PropertyKey[]) => source.locate(at[i] as number, path);
       for (let from = 0; from < records.length; from += CHUNK) {
         const to = Math.min(records.length, from + CHUNK);
-        const valid = checkProducts(records, (i, path) => source.locate(at[i] as number, path), invalid, from, to);
+        const valid = checkProducts(records, locate, invalid, from, to);
         if (failed()) {
           await drop();
           continue;
