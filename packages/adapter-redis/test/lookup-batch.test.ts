@@ -11,7 +11,7 @@ import { leaveMerging } from "./support/merging.ts";
 import { privateRedis } from "./support/private-redis.ts";
 import { product } from "./support/products.ts";
 
-// Lookups by id asked at once go to Redis as one pipeline per site (lookup-batch.ts). Each must
+// Lookups by id asked at once go to Redis as one HMGET per site (lookup-batch.ts). Each must
 // still get its own answer, whatever else shares its batch: other sites, missing ids, skus, a
 // site whose last import is still merging.
 
@@ -47,20 +47,40 @@ describeWithRedis("lookups asked at once", () => {
   const redis = privateRedis();
   const { stores } = redis;
 
-  test("each gets its own answer, and a site's share one pipeline", async () => {
+  test("each gets its own answer, and a site's share one HMGET", async () => {
     const client = new Redis(redis.server.url, redisClientOptions);
-    const pipelines = vi.spyOn(client, "pipeline");
+    const hmgets = vi.spyOn(client, "hmget");
     const store = createRedisStore({ client, keyPrefix: "batch" });
     stores.push(store);
     const { sites, expected } = await seed(store, redis.admin, "batch");
     const asks = sites.flatMap((site) => IDS.map((id) => ({ site, id })));
-    pipelines.mockClear();
+    hmgets.mockClear();
     const found = await Promise.all(asks.map(({ site, id }) => store.find(site, id, "id")));
     asks.forEach(({ site, id }, i) => {
       expect(found[i]).toEqual(answerOf(expected.get(site) as Map<string, Product>, id, "id"));
     });
-    // One pipeline a site, each carrying that site's five lookups.
-    expect(pipelines).toHaveBeenCalledTimes(sites.length);
+    // One HMGET a site, each naming the merging mark and that site's five ids.
+    expect(hmgets).toHaveBeenCalledTimes(sites.length);
+    for (const call of hmgets.mock.calls) expect(call).toHaveLength(2 + IDS.length);
+    client.disconnect();
+  });
+
+  test("a burst larger than one HMGET takes is split, and every lookup still gets its own answer", async () => {
+    const client = new Redis(redis.server.url, redisClientOptions);
+    const hmgets = vi.spyOn(client, "hmget");
+    const store = createRedisStore({ client, keyPrefix: "burst" });
+    stores.push(store);
+    const site = uniqueSite();
+    const stored = Array.from({ length: 600 }, (_, i) => product(`p${i}`, `s${i}`));
+    await upsert(store, site, stored, write);
+    hmgets.mockClear();
+    const ids = Array.from({ length: 1_200 }, (_, i) => `p${(i * 7) % 700}`);
+    const found = await Promise.all(ids.map((id) => store.find(site, id, "id")));
+    ids.forEach((id, i) => {
+      expect(found[i]).toEqual(stored.find((p) => p.id === id));
+    });
+    // 1,200 ids in HMGETs of at most 500.
+    expect(hmgets.mock.calls.map((call) => call.length - 2)).toEqual([500, 500, 200]);
     client.disconnect();
   });
 
@@ -84,17 +104,13 @@ describeWithRedis("lookups asked at once", () => {
     );
   });
 
-  test("a batch whose pipeline fails fails each of its lookups as STORAGE_UNAVAILABLE", async () => {
+  test("a batch whose HMGET fails fails each of its lookups as STORAGE_UNAVAILABLE", async () => {
     const client = new Redis(redis.server.url, redisClientOptions);
     const store = createRedisStore({ client, keyPrefix: "failing" });
     stores.push(store);
     const site = uniqueSite();
     await upsert(store, site, [product("a", "sa"), product("b", "sb")], write);
-    vi.spyOn(client, "pipeline").mockImplementation(() => {
-      const pipeline = new Redis(redis.server.url, { lazyConnect: true }).pipeline();
-      vi.spyOn(pipeline, "exec").mockRejectedValue(new Error("Connection is closed."));
-      return pipeline;
-    });
+    vi.spyOn(client, "hmget").mockRejectedValue(new Error("Connection is closed."));
     const outcomes = await Promise.allSettled(["a", "b", "c"].map((id) => store.find(site, id, "id")));
     for (const outcome of outcomes) {
       expect(outcome.status).toBe("rejected");
