@@ -78,7 +78,8 @@ export interface WriteOptions {
 /**
  * An import, staged out of sight chunk by chunk, then committed (or aborted) as one atomic step.
  * Begun by `CatalogStore.beginImport`; the catalog never calls one method before the previous
- * one resolved, and never touches the products it handed over again (a store may keep them).
+ * one resolved, and never touches the products, or the arrays, it handed over again (a store may
+ * keep them).
  */
 export interface StagedImport {
   /**
