@@ -46,7 +46,7 @@ export class ImportStaging {
   // are no longer young by then, so the collector need not track each insert of a young product
   // into the old maps (measured: 3-4 % of a 100,000-product import into memory, whose chunks were
   // indexed while the next one was checked).
-  private readonly waiting: (readonly Product[] | readonly number[])[] = [];
+  private readonly waiting: { products: readonly Product[]; positions: readonly number[] }[] = [];
   // Positions only matter for conflicts, so they are kept compact: in the order ids first came
   // (the order of byId), and in a map only for ids given again.
   private readonly firstPositions: number[] = [];
@@ -76,16 +76,14 @@ export class ImportStaging {
 
   /** Stages a chunk; the arrays are kept as given, so the caller must not change them. */
   add(products: readonly Product[], positions: readonly number[]): void {
-    this.waiting.push(products, positions);
+    this.waiting.push({ products, positions });
   }
 
   private index(): void {
     const { waiting, firstPositions, laterPositions } = this;
     if (waiting.length === 0) return;
     const byId = this.#byId;
-    for (let k = 0; k < waiting.length; k += 2) {
-      const products = waiting[k] as readonly Product[];
-      const positions = waiting[k + 1] as readonly number[];
+    for (const { products, positions } of waiting) {
       for (let i = 0; i < products.length; i++) {
         const product = products[i] as Product;
         if (byId.get(product.id) === undefined) firstPositions.push(positions[i] as number);
