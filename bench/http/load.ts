@@ -189,9 +189,11 @@ export function compare(rates: Map<string, Measured[]>, subject: string, baselin
       (generator === undefined ? "" : `, load generator CPU ${generator.toFixed(2)} µs ${unit}`)
     );
   };
-  const cpuRatio = a.every((run, i) => run.cpuMicros !== undefined && b[i]?.cpuMicros !== undefined)
-    ? median(a.map((run, i) => (run.cpuMicros as number) / ((b[i] as Measured).cpuMicros as number)))
-    : undefined;
+  // The median of the per-round ratios of a CPU figure, where every round of both sides has it.
+  const ratioOf = (pick: (run: Measured) => number | undefined) =>
+    a.every((run, i) => pick(run) !== undefined && b[i] !== undefined && pick(b[i]) !== undefined)
+      ? median(a.map((run, i) => (pick(run) as number) / (pick(b[i] as Measured) as number)))
+      : undefined;
   return {
     figure: median(a.map((run) => run.rate)) * perRequest,
     baseline: median(b.map((run) => run.rate)) * perRequest,
@@ -199,7 +201,9 @@ export function compare(rates: Map<string, Measured[]>, subject: string, baselin
     cpu: micros(a, (run) => run.cpuMicros),
     storeCpu: micros(a, (run) => run.storeMicros),
     baselineCpu: micros(b, (run) => run.cpuMicros),
-    cpuRatio,
+    baselineStoreCpu: micros(b, (run) => run.storeMicros),
+    cpuRatio: ratioOf((run) => run.cpuMicros),
+    storeCpuRatio: ratioOf((run) => run.storeMicros),
     note: `p99 latency ${p99(a)}${cpu(a)}; baseline ${p99(b)}${cpu(b)}`,
   };
 }

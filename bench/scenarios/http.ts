@@ -51,6 +51,10 @@ const FASTIFY_LOGGED_GET: NamedBaseline = {
   label: "fastify, logger on",
   name: "fastify, same catalog, its logger on (pino, level info, to a file: a line per request and per answer)",
 };
+const PLAIN_HGET: NamedBaseline = {
+  label: "plain HGET",
+  name: "bare node:http, one HGET a request through ioredis with auto-pipelining (a turn's HGETs in one write), the stored JSON answered as it is",
+};
 const BARE_PARSE: NamedBaseline = { label: "bare node:http", name: "bare node:http, read + JSON.parse only" };
 
 const rows: Row[] = [];
@@ -95,6 +99,7 @@ try {
       fastifyLogged: () =>
         startServer("servers/fastify.ts", [...args, "--log-file", join(work, `fastify-${storage}.log`)]),
       bare: () => startServer("servers/bare-fixed.ts"),
+      hget: async () => watched(await startServer("servers/redis-hget.ts", args)),
       bareParse: () => startServer("servers/bare-parse.ts"),
     };
     const judged = !quick && storage === "memory";
@@ -107,6 +112,7 @@ try {
         fastify: [starters.fastify, GET],
         ...(npmStart ? { fastifyLogged: [starters.fastifyLogged, GET] as [Starter, Load] } : {}),
         bare: [starters.bare, GET],
+        ...(redisPid === undefined ? {} : { hget: [starters.hget, GET] as [Starter, Load] }),
       });
       const getScenario = (subject: string) =>
         `HTTP GET by id, ${storage}, ${subject}, ${GENERATOR}, 50 connections, ${getSeconds} s x ${aloneRounds}, a fresh server each round (${n} products stored)`;
@@ -149,13 +155,20 @@ try {
       const handlerScenario = getScenario("handler alone (no access log)");
       const handlerName = `GET by id, handler, ${storage}`;
       const vsFastify = compare(get, "catalog", "fastify");
-      if (vsFastify.storeCpu !== undefined) {
+      const vsHget = redisPid === undefined ? undefined : compare(get, "catalog", "hget");
+      if (
+        vsHget?.storeCpu !== undefined &&
+        vsHget.baselineStoreCpu !== undefined &&
+        vsHget.storeCpuRatio !== undefined
+      ) {
         rows.push({
           name: `redis-server CPU per GET, handler, ${storage}`,
           scenario: `${handlerScenario}: redis-server CPU per request`,
-          figure: vsFastify.storeCpu,
+          figure: vsHget.storeCpu,
           unit: "µs/request",
-          note: "one redis-server, its CPU time from /proc over the timed rounds, divided by the requests answered",
+          baseline: { ...PLAIN_HGET, figure: vsHget.baselineStoreCpu, unit: "µs/request" },
+          ratio: vsHget.storeCpuRatio,
+          note: `one redis-server, its CPU time from /proc over the timed rounds, divided by the requests answered; ${vsHget.note}`,
           ...(quick ? {} : { target: { label: "<= 2.5 µs", max: 2.5 } }),
         });
       }
