@@ -207,3 +207,17 @@ export function compare(rates: Map<string, Measured[]>, subject: string, baselin
     note: `p99 latency ${p99(a)}${cpu(a)}; baseline ${p99(b)}${cpu(b)}`,
   };
 }
+
+/** The per-round differences of server CPU a request, subject less baseline (µs), where every round has both. */
+export function cpuDifferences(
+  rates: Map<string, Measured[]>,
+  subject: string,
+  baseline: string,
+): number[] | undefined {
+  const a = rates.get(subject) ?? [];
+  const b = rates.get(baseline) ?? [];
+  const differences = a.map((run, i) =>
+    run.cpuMicros === undefined || b[i]?.cpuMicros === undefined ? undefined : run.cpuMicros - b[i].cpuMicros,
+  );
+  return differences.length > 0 && differences.every((d) => d !== undefined) ? differences : undefined;
+}

@@ -72,16 +72,28 @@ export interface NpmStartStorage {
   readonly cpuSeconds: () => Promise<number>;
 }
 
+/** Settings of the configuration file that differ from the defaults, to tell what a feature costs. */
+export interface NpmStartVariant {
+  /** A name of its own for its configuration file and access log. */
+  readonly name: string;
+  /** Top-level sections of the configuration file, such as `{ accessLog: false }`. */
+  readonly settings: object;
+}
+
+/** The access log and metrics off: what they cost a request is the difference. */
+export const QUIET: NpmStartVariant = { name: "quiet", settings: { accessLog: false, metrics: false } };
+
 /**
  * The standalone server as `npm start` runs it (`catalog-kit serve` from source, under tsx), configured
  * by a file with the bench's site and token and nothing else (memory storage), or the storage
- * section given, so every limit and the access log are at their defaults. Its stdout (the access
- * log) goes to a file, as `npm start > access.log` would; the products are loaded over HTTP.
+ * section given, so every limit and the access log are at their defaults (a `variant` changes
+ * the settings it names). Its stdout (the access log) goes to a file, as
+ * `npm start > access.log` would; the products are loaded over HTTP.
  */
-export async function startNpmStart(storage?: NpmStartStorage): Promise<Running> {
-  const name = storage?.name ?? "memory";
+export async function startNpmStart(storage?: NpmStartStorage, variant?: NpmStartVariant): Promise<Running> {
+  const name = `${storage?.name ?? "memory"}${variant === undefined ? "" : `-${variant.name}`}`;
   const config = join(work, `config-${name}.json`);
-  const sections = storage === undefined ? {} : { storage: storage.section };
+  const sections = { ...(storage === undefined ? {} : { storage: storage.section }), ...variant?.settings };
   writeFileSync(config, JSON.stringify({ sites: [SITE], tokens: [{ token: TOKEN, sites: [SITE] }], ...sections }));
   const log = join(work, `access-${name}.log`);
   const out = openSync(log, "w");

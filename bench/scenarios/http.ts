@@ -3,9 +3,10 @@
 // load generator on one thread, when installed; autocannon otherwise), POSTs through autocannon;
 // each contender alone on the machine, in a fresh process every round.
 // The product runs twice: the handler alone on startServer, and the standalone server exactly as
-// `npm start` runs it (its CLI, a configuration file, the access log on, every default). On
-// PostgreSQL, the standalone server only, against the same server on Redis. On Redis, the bulk
-// import with a fresh Idempotency-Key on every request against the same without one.
+// `npm start` runs it (its CLI, a configuration file, the access log on, every default; for GET,
+// also with its access log and metrics off). On PostgreSQL, the standalone server only, against
+// the same server on Redis. On Redis, the bulk import with a fresh Idempotency-Key on every request
+// against the same without one, and redis-server's CPU per GET against one plain HGET a request.
 // The servers and the load live in ../http/; this is the run's outline and its rows.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -13,9 +14,9 @@ import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { createCatalog } from "@catalog-kit/catalog-core";
 import { type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { keyRows } from "../http/key.ts";
-import { alternateAlone, compare, type Starter } from "../http/load.ts";
+import { alternateAlone, compare, cpuDifferences, type Starter } from "../http/load.ts";
 import { postgresRows } from "../http/postgres.ts";
-import { type Running, startNpmStart, startServer } from "../http/servers.ts";
+import { QUIET, type Running, startNpmStart, startServer } from "../http/servers.ts";
 import {
   aloneRounds,
   BATCH,
@@ -31,6 +32,7 @@ import {
   stored,
   work,
 } from "../http/setup.ts";
+import { median } from "../measure.ts";
 import { havePostgres } from "../postgres.ts";
 import { emit, type NamedBaseline, progress, type Row, type Target } from "../report.ts";
 import { unavailableNote } from "../rig.ts";
@@ -94,6 +96,7 @@ try {
       catalog: async () => watched(await startServer("servers/catalog.ts", args)),
       fastify: async () => watched(await startServer("servers/fastify.ts", args)),
       npmStart: () => startNpmStart(),
+      npmStartQuiet: () => startNpmStart(undefined, QUIET),
       // Beside `npm start` (its access log on), fastify as its users run it too: its logger on,
       // writing to a file.
       fastifyLogged: () =>
@@ -108,7 +111,12 @@ try {
     if (wanted("get", PARTS)) {
       const get = await alternateAlone(`GET by id, ${storage}`, {
         catalog: [starters.catalog, GET],
-        ...(npmStart ? { npmStart: [starters.npmStart, GET] as [Starter, Load] } : {}),
+        ...(npmStart
+          ? {
+              npmStart: [starters.npmStart, GET] as [Starter, Load],
+              npmStartQuiet: [starters.npmStartQuiet, GET] as [Starter, Load],
+            }
+          : {}),
         fastify: [starters.fastify, GET],
         ...(npmStart ? { fastifyLogged: [starters.fastifyLogged, GET] as [Starter, Load] } : {}),
         bare: [starters.bare, GET],
@@ -149,6 +157,19 @@ try {
             baseline: { ...FASTIFY_GET, figure: started.baselineCpu, unit: "µs/request" },
             ...(started.cpuRatio === undefined ? {} : { ratio: started.cpuRatio }),
             ...(judged ? { target: { label: "<= 1.0x", maxRatio: 1 } } : {}),
+          });
+        }
+        const observing = cpuDifferences(get, "npmStart", "npmStartQuiet");
+        const quietCpu = compare(get, "npmStartQuiet", "npmStart").cpu;
+        if (observing !== undefined && quietCpu !== undefined) {
+          const rounds = observing.map((d) => `${d < 0 ? "" : "+"}${d.toFixed(1)}`).join(", ");
+          rows.push({
+            name: `access log and metrics per GET, npm start, ${storage}`,
+            scenario: `${scenario}: server CPU per request, less the same server's with its access log and metrics off in its configuration file, same rounds (median of the per-round differences)`,
+            figure: median(observing),
+            unit: "µs/request",
+            note: `server CPU ${started.cpu?.toFixed(2)} µs a request with them, ${quietCpu.toFixed(2)} µs without; by round ${rounds} µs`,
+            ...(judged ? { target: { label: "<= 2 µs", max: 2 } } : {}),
           });
         }
       }
