@@ -10,9 +10,16 @@ export function formatAccessLog(entry: AccessLogEntry, now: Date = new Date()): 
   return line(entry, now.toISOString());
 }
 
+// What JSON.stringify would escape, and anything beyond ASCII (lone surrogates among it).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
+
 function line(entry: AccessLogEntry, time: string): string {
-  // Method and request id are checked tokens (Node's parser, acceptRequestId); only the path needs escaping.
-  return `{"time":"${time}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"durationMs":${Math.round(entry.durationMs * 100) / 100},"requestId":"${entry.requestId}"}`;
+  // Method and request id are checked tokens (Node's parser, acceptRequestId); only the path needs
+  // escaping, and a plain one (nearly all) is quoted as it is: JSON.stringify of every path was a
+  // fifth of the log's own time a request.
+  const { path } = entry;
+  const quoted = NEEDS_ESCAPE.test(path) ? JSON.stringify(path) : `"${path}"`;
+  return `{"time":"${time}","method":"${entry.method}","path":${quoted},"status":${entry.status},"durationMs":${Math.round(entry.durationMs * 100) / 100},"requestId":"${entry.requestId}"}`;
 }
 
 // A line's characters besides its path and request id, about: how a waiting entry is counted

@@ -13,7 +13,9 @@ const entry = (requestId: string, path = "/healthz"): AccessLogEntry => ({
 });
 
 describe("formatAccessLog", () => {
-  test.prop([fc.string({ unit: "binary" })])("is one line of JSON whatever the path holds", (path) => {
+  // Printable ASCII (quotes and backslashes among it) and any code unit at all, lone surrogates included.
+  const paths = fc.oneof(fc.string(), fc.string({ unit: "binary" }));
+  test.prop([paths])("is one line of JSON whatever the path holds", (path) => {
     const line = formatAccessLog(entry("r-1", path), new Date(0));
     expect(line).not.toContain("\n");
     expect(JSON.parse(line)).toEqual({
