@@ -74,7 +74,7 @@ async function importJson({ data, size, label, rounds, judged }: Case): Promise<
 
 // The least an in-memory import of parsed products does: its own copy of each, its one array
 // included (so that the caller's objects never reach the store), found by id and by sku.
-function keepUnchecked(products: readonly Record<string, unknown>[]): Map<string, object> {
+function keepUnchecked(products: readonly Record<string, unknown>[]): [Map<string, object>, Map<string, string>] {
   const byId = new Map<string, object>();
   const idBySku = new Map<string, string>();
   for (const product of products) {
@@ -82,8 +82,7 @@ function keepUnchecked(products: readonly Record<string, unknown>[]): Map<string
     byId.set(id, { ...product, images: [...(product.images as string[])] });
     idBySku.set(product.sku as string, id);
   }
-  sink = idBySku;
-  return byId;
+  return [byId, idBySku];
 }
 
 async function importCsv({ data, size, label, rounds, judged }: Case): Promise<void> {
