@@ -190,10 +190,10 @@ export function compare(rates: Map<string, Measured[]>, subject: string, baselin
     );
   };
   // The median of the per-round ratios of a CPU figure, where every round of both sides has it.
-  const ratioOf = (pick: (run: Measured) => number | undefined) =>
-    a.every((run, i) => pick(run) !== undefined && b[i] !== undefined && pick(b[i]) !== undefined)
-      ? median(a.map((run, i) => (pick(run) as number) / (pick(b[i] as Measured) as number)))
-      : undefined;
+  const ratioOf = (pick: (run: Measured) => number | undefined) => {
+    const ratios = perRound(a, b, pick, (x, y) => x / y);
+    return ratios === undefined ? undefined : median(ratios);
+  };
   return {
     figure: median(a.map((run) => run.rate)) * perRequest,
     baseline: median(b.map((run) => run.rate)) * perRequest,
@@ -208,16 +208,33 @@ export function compare(rates: Map<string, Measured[]>, subject: string, baselin
   };
 }
 
+// `combine` of each round's figures, subject and baseline; undefined unless every round of both has one.
+function perRound(
+  a: readonly Measured[],
+  b: readonly Measured[],
+  pick: (run: Measured) => number | undefined,
+  combine: (subject: number, baseline: number) => number,
+): number[] | undefined {
+  const values: number[] = [];
+  for (let i = 0; i < a.length; i++) {
+    const other = b[i];
+    const [x, y] = [pick(a[i] as Measured), other === undefined ? undefined : pick(other)];
+    if (x === undefined || y === undefined) return undefined;
+    values.push(combine(x, y));
+  }
+  return values.length > 0 ? values : undefined;
+}
+
 /** The per-round differences of server CPU a request, subject less baseline (µs), where every round has both. */
 export function cpuDifferences(
   rates: Map<string, Measured[]>,
   subject: string,
   baseline: string,
 ): number[] | undefined {
-  const a = rates.get(subject) ?? [];
-  const b = rates.get(baseline) ?? [];
-  const differences = a.map((run, i) =>
-    run.cpuMicros === undefined || b[i]?.cpuMicros === undefined ? undefined : run.cpuMicros - b[i].cpuMicros,
+  return perRound(
+    rates.get(subject) ?? [],
+    rates.get(baseline) ?? [],
+    (run) => run.cpuMicros,
+    (x, y) => x - y,
   );
-  return differences.length > 0 && differences.every((d) => d !== undefined) ? differences : undefined;
 }
