@@ -45,12 +45,10 @@ export {
   PRODUCT_LIMITS,
   type Product,
   ProductSchema,
-  type ProductView,
-  ProductViewSchema,
   REQUIRED_FIELDS,
   sameProduct,
-  toProductView,
 } from "./product.ts";
+export { type ProductView, ProductViewSchema, productViewJson, toProductView } from "./product-view.ts";
 export { type Site, SiteSchema, siteKey } from "./site.ts";
 export { documentSource, type RecordSource, type StreamFormat } from "./sources.ts";
 export { type Applicable, combineConflicts, ImportStaging, type SiteView } from "./staging.ts";

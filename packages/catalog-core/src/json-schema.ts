@@ -1,6 +1,7 @@
 // The product's JSON Schemas, generated from its valibot schemas, for the OpenAPI document.
 import { toJsonSchema } from "@valibot/to-json-schema";
-import { ProductSchema, ProductViewSchema } from "./product.ts";
+import { ProductSchema } from "./product.ts";
+import { ProductViewSchema } from "./product-view.ts";
 
 /**
  * JSON Schemas (draft 2020-12) of the product and its retrieval shape, generated from the same

@@ -36,8 +36,11 @@ const price = () =>
 
 const url = () => required(PRODUCT_LIMITS.urlLength);
 
-// Key order here is the canonical order of a stored product (see `encodeProduct`).
-const ProductEntries = {
+/**
+ * The schema of each product field, for the schemas of other shapes of a product. Key order here
+ * is the canonical order of a stored product (see `encodeProduct`).
+ */
+export const ProductEntries = {
   id: key(),
   sku: key(),
   title: required(PRODUCT_LIMITS.titleLength),
@@ -240,29 +243,6 @@ export function sameProduct(a: Product, b: Product): boolean {
   if (a.images.length !== b.images.length) return false;
   for (let i = 0; i < a.images.length; i++) if (a.images[i] !== b.images[i]) return false;
   return true;
-}
-
-/** A product as retrieval answers it: `id, sku, title, featured_image, url`. */
-export const ProductViewSchema = v.strictObject({
-  id: ProductEntries.id,
-  sku: ProductEntries.sku,
-  title: ProductEntries.title,
-  featured_image: ProductEntries.featured_image,
-  url: ProductEntries.url,
-});
-
-/** The retrieval shape of a product. */
-export type ProductView = v.InferOutput<typeof ProductViewSchema>;
-
-/** The retrieval shape of a stored product (other fields are not returned by retrieval). */
-export function toProductView(product: Product): ProductView {
-  return {
-    id: product.id,
-    sku: product.sku,
-    title: product.title,
-    featured_image: product.featured_image,
-    url: product.url,
-  };
 }
 
 /**

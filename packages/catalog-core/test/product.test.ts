@@ -7,6 +7,7 @@ import {
   PRODUCT_LIMITS,
   type Product,
   ProductSchema,
+  productViewJson,
   sameProduct,
   toProductView,
 } from "@catalog-kit/catalog-core";
@@ -114,6 +115,19 @@ describe("ProductSchema", () => {
       featured_image: "https://img.example/1.png",
       url: "https://shop.example/p-1",
     });
+  });
+
+  // Every kind of character JSON.stringify treats apart: quotes, backslashes, control characters,
+  // surrogates alone and in pairs, and text beyond Latin-1 that makes a string two-byte.
+  const tricky = fc.string({
+    unit: fc.constantFrom('"', "\\", "\u0000", "\u001f", "\u007f", "\ud800", "\udc00", "é", "😀", "a", "/"),
+  });
+  const anyText = fc.oneof(fc.string(), fc.string({ unit: "binary" }), tricky);
+  test.prop([fc.record({ id: anyText, sku: anyText, title: anyText, featured_image: anyText, url: anyText })], {
+    numRuns: 1_000,
+  })("productViewJson is JSON.stringify of the view, character for character", (fields) => {
+    const product = { ...valid, ...fields };
+    expect(productViewJson(product)).toBe(JSON.stringify(toProductView(product)));
   });
 });
 

@@ -1,7 +1,7 @@
 // Retrieving and deleting one product by id or sku: `GET` and `DELETE` on a product's path (and
 // on /bulk, the product whose id or sku is "bulk"). The hot path: nothing here allocates beyond
 // what the answer needs.
-import { type LookupOptions, toProductView } from "@catalog-kit/catalog-core";
+import { type LookupOptions, productViewJson } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
 import type { ProblemEntry } from "./problem.ts";
 import { decodeProductId } from "./request-target.ts";
@@ -33,7 +33,7 @@ async function lookup(ctx: RequestContext, remove: boolean): Promise<void> {
       ctx.requestId,
     );
   } else {
-    sendJson(ctx.res, JSON.stringify(toProductView(await catalog.getProduct(site, key, options))), ctx.requestId);
+    sendJson(ctx.res, productViewJson(await catalog.getProduct(site, key, options)), ctx.requestId);
   }
 }
 

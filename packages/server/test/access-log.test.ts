@@ -71,4 +71,30 @@ describe("createAccessLog", () => {
       vi.useRealTimers();
     }
   });
+
+  // Lines of one second share its formatted part: any moments (before 1970 and after 9999 among
+  // them), several in one second or one millisecond, must still read as toISOString reads them.
+  const LAST = 8_640_000_000_000_000; // the last moment a Date can hold
+  const moment = fc.integer({ min: -62_198_755_200_000, max: LAST });
+  const moments = fc
+    .array(fc.tuple(moment, fc.nat(2_500)), { maxLength: 20 })
+    .map((pairs) => pairs.flatMap(([at, later]) => [at, Math.min(at + (later % 3), LAST), Math.min(at + later, LAST)]));
+  test.prop([moments])("writes each line's time as toISOString does", (times) => {
+    vi.useFakeTimers();
+    try {
+      const writes: string[] = [];
+      const log = createAccessLog((text) => writes.push(text));
+      for (const [i, at] of times.entries()) {
+        vi.setSystemTime(at);
+        log.log(entry(`r-${i}`));
+      }
+      log.flush();
+      const written = writes.join("").split("\n").filter(Boolean);
+      expect(written.map((line) => (JSON.parse(line) as { time: string }).time)).toEqual(
+        times.map((at) => new Date(at).toISOString()),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
