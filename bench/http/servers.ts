@@ -1,6 +1,6 @@
 // The servers the HTTP scenario loads, each in a child process of its own: the bench's servers
 // (servers/*.ts) and the standalone server exactly as `npm start` runs it.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -18,6 +18,8 @@ const profileArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profiling}`] : 
 /** A server in a child process: where it listens, its CPU so far, and a graceful stop. */
 export interface Running {
   readonly url: string;
+  /** The server's process id (under a launcher, valgrind runs node in that same process). */
+  readonly pid: number | undefined;
   /** CPU seconds the server process has used so far, where the system tells (Linux); else undefined. */
   cpuSeconds(): number | undefined;
   /** CPU seconds its store (redis-server, or every PostgreSQL process) has used so far, when it has one the bench watches. */
@@ -39,6 +41,7 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
 function running(url: string, child: ChildProcess, exited: Promise<void>): Running {
   return {
     url,
+    pid: child.pid,
     cpuSeconds: () => cpuSecondsOf(child.pid),
     async stop() {
       child.kill("SIGTERM");
@@ -47,13 +50,31 @@ function running(url: string, child: ChildProcess, exited: Promise<void>): Runni
   };
 }
 
-/** Starts a bench server (servers/*.ts) under tsx and waits for the URL it announces. */
-export async function startServer(file: string, args: readonly string[] = []): Promise<Running> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...profileArgs, "--import", "tsx", "--conditions=@catalog-kit/source", file, ...args],
-    { cwd: here, stdio: ["ignore", "pipe", "inherit"] },
-  );
+/** How a server's node runs under another program, such as valgrind: none by default. */
+export interface Launcher {
+  /** The program and its arguments; node's path and arguments follow them. */
+  readonly command: readonly string[];
+  /** Node's own flags, such as `--perf-basic-prof`. */
+  readonly nodeArgs?: readonly string[];
+}
+
+const DIRECT: Launcher = { command: [] };
+
+// Node with `args`, through the launcher's program when it names one.
+function spawnNode({ command, nodeArgs = [] }: Launcher, args: readonly string[], options: SpawnOptions): ChildProcess {
+  const [program, ...prefix] = command;
+  const node = [...profileArgs, ...nodeArgs, ...args];
+  return program === undefined
+    ? spawn(process.execPath, node, options)
+    : spawn(program, [...prefix, process.execPath, ...node], options);
+}
+
+/** Starts a bench server (servers/*.ts) under tsx, through `launcher` if given, and waits for the URL it announces. */
+export async function startServer(file: string, args: readonly string[] = [], launcher = DIRECT): Promise<Running> {
+  const child = spawnNode(launcher, ["--import", "tsx", "--conditions=@catalog-kit/source", file, ...args], {
+    cwd: here,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const url = await new Promise<string>((resolve, reject) => {
@@ -88,9 +109,14 @@ export const QUIET: NpmStartVariant = { name: "quiet", settings: { accessLog: fa
  * by a file with the bench's site and token and nothing else (memory storage), or the storage
  * section given, so every limit and the access log are at their defaults (a `variant` changes
  * the settings it names). Its stdout (the access log) goes to a file, as
- * `npm start > access.log` would; the products are loaded over HTTP.
+ * `npm start > access.log` would; the products are loaded over HTTP. A `launcher` runs it under
+ * another program.
  */
-export async function startNpmStart(storage?: NpmStartStorage, variant?: NpmStartVariant): Promise<Running> {
+export async function startNpmStart(
+  storage?: NpmStartStorage,
+  variant?: NpmStartVariant,
+  launcher = DIRECT,
+): Promise<Running> {
   const name = `${storage?.name ?? "memory"}${variant === undefined ? "" : `-${variant.name}`}`;
   const config = join(work, `config-${name}.json`);
   const sections = { ...(storage === undefined ? {} : { storage: storage.section }), ...variant?.settings };
@@ -98,7 +124,7 @@ export async function startNpmStart(storage?: NpmStartStorage, variant?: NpmStar
   const log = join(work, `access-${name}.log`);
   const out = openSync(log, "w");
   const { ACCESS_LOG: _, ...env } = process.env;
-  const child: ChildProcess = spawn(process.execPath, [...profileArgs, ...npmStartArgs()], {
+  const child = spawnNode(launcher, npmStartArgs(), {
     cwd: ROOT,
     env: { ...env, PORT: "0", CATALOG_CONFIG: config },
     stdio: ["ignore", out, "inherit"],
@@ -107,7 +133,8 @@ export async function startNpmStart(storage?: NpmStartStorage, variant?: NpmStar
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let url: string | undefined;
   for (let waited = 0; url === undefined; waited += 50) {
-    if (child.exitCode !== null || waited > 30_000)
+    // Under a launcher (valgrind), node starts some fifty times slower.
+    if (child.exitCode !== null || waited > (launcher === DIRECT ? 30_000 : 600_000))
       throw new Error(`npm start did not listen:\n${readFileSync(log, "utf8")}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     url = /listening on (http:\/\/\S+)/.exec(readFileSync(log, "utf8"))?.[1];
