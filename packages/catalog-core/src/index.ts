@@ -34,6 +34,7 @@ export {
   keyProblem,
 } from "./idempotency.ts";
 export { productJsonSchemas } from "./json-schema.ts";
+export { jsonString } from "./json-string.ts";
 export { KeyBook } from "./key-book.ts";
 export { type Place, type RecordPart, toPointer } from "./parse.ts";
 export {

@@ -3,6 +3,7 @@ import {
   copyProduct,
   decodeProduct,
   encodeProduct,
+  jsonString,
   PRODUCT_FIELDS,
   PRODUCT_LIMITS,
   type Product,
@@ -128,6 +129,9 @@ describe("ProductSchema", () => {
   })("productViewJson is JSON.stringify of the view, character for character", (fields) => {
     const product = { ...valid, ...fields };
     expect(productViewJson(product)).toBe(JSON.stringify(toProductView(product)));
+  });
+  test.prop([anyText], { numRuns: 1_000 })("jsonString is JSON.stringify of a string", (text) => {
+    expect(jsonString(text)).toBe(JSON.stringify(text));
   });
 });
 
