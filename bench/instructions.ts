@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { type Counted, callgrindLauncher, dump, haveCallgrind, readCounts, zero } from "./callgrind.ts";
 import { QUIET, type Running, startNpmStart, startServer } from "./http/servers.ts";
 import { getPaths, stored, work } from "./http/setup.ts";
+import { markdownTable } from "./report.ts";
 import { TOKEN } from "./servers/shared.ts";
 
 const { values } = parseArgs({
@@ -92,11 +93,10 @@ function differences(a: string, b: string, counts: Map<string, Counted>): string
     "",
     `${a} against ${b}: ${perRequest(first.total - second.total)} instructions a GET`,
     "",
-    `| function | ${a} | ${b} | difference |`,
-    "| --- | ---: | ---: | ---: |",
-    ...rows.map(
-      (row) =>
-        `| ${row.name.replaceAll("|", "\\|")} | ${perRequest(row.a)} | ${perRequest(row.b)} | ${perRequest(row.a - row.b)} |`,
+    markdownTable(
+      ["function", a, b, "difference"],
+      [false, true, true, true],
+      rows.map((row) => [row.name, perRequest(row.a), perRequest(row.b), perRequest(row.a - row.b)]),
     ),
   ];
 }
@@ -117,9 +117,11 @@ console.log(
   [
     `Instructions a GET by id on each server's main thread (callgrind), over ${requests.toLocaleString("en-US")} GETs after ${warmup.toLocaleString("en-US")} of warm-up, ${stored.toLocaleString("en-US")} products stored`,
     "",
-    "| server | instructions a GET |",
-    "| --- | ---: |",
-    ...names.map((name) => `| ${name} | ${perRequest((counts.get(name) as Counted).total)} |`),
+    markdownTable(
+      ["server", "instructions a GET"],
+      [false, true],
+      names.map((name) => [name, perRequest((counts.get(name) as Counted).total)]),
+    ),
     ...differences("handler", "fastify", counts),
     ...differences("npm start", "npm start, log and metrics off", counts),
   ].join("\n"),
