@@ -14,8 +14,8 @@ import {
   streamPrint,
   valuePrint,
 } from "./idempotency.ts";
-import { encodeProduct, type Product } from "./product.ts";
-import { type Site, siteKey } from "./site.ts";
+import { encodeProduct, isProductKey, type Product } from "./product.ts";
+import { checkSite, type Site, siteKey } from "./site.ts";
 import { documentSource, listSource, productSource, type RecordSource, type StreamFormat } from "./sources.ts";
 import type { CatalogStore, KeyField } from "./store.ts";
 import type { ByteSource } from "./text.ts";
@@ -99,7 +99,7 @@ export interface LookupOptions {
 export interface Catalog {
   /** The limits this catalog enforces, defaults applied, so that a server can publish them. */
   readonly limits: Readonly<Required<CatalogLimits>>;
-  /** Makes a site exist (idempotent). Imports never create sites. */
+  /** Makes a site exist (idempotent); `VALIDATION_FAILED` for names `SiteSchema` refuses. Imports never create sites. */
   addSite(site: Site): void;
   /** Whether a site exists. */
   hasSite(site: Site): boolean;
@@ -153,7 +153,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const maxProducts = options.limits?.maxProductsPerRequest ?? DEFAULT_MAX_PRODUCTS;
   const maxStreamProducts = options.limits?.maxProductsPerStream ?? DEFAULT_MAX_STREAM_PRODUCTS;
   const sites = new Set<string>();
-  for (const site of options.sites ?? []) sites.add(siteKey(site));
+  // Only sites every store can hold: a request for any other is SITE_NOT_FOUND before the store.
+  for (const site of options.sites ?? []) sites.add(siteKey(checkSite(site)));
   const policy: KeyPolicy = { ...IDEMPOTENCY_DEFAULTS, ...options.idempotency };
 
   function requireSite(site: Site): void {
@@ -195,7 +196,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
   async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {
     requireSite(site);
-    const product = await (remove ? store.remove(site, key, by) : store.find(site, key, by));
+    // A key no product can hold (NUL, a lone surrogate, too long...) names none, in any store:
+    // not asked, for some stores cannot even receive it.
+    const product = !isProductKey(key)
+      ? undefined
+      : await (remove ? store.remove(site, key, by) : store.find(site, key, by));
     if (product === undefined) {
       const field = by ?? "id or sku";
       throw new CatalogError("PRODUCT_NOT_FOUND", `No product with ${field} "${key}" in this site`);
@@ -205,7 +210,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
   return {
     limits: { maxProductsPerRequest: maxProducts, maxProductsPerStream: maxStreamProducts },
-    addSite: (site) => void sites.add(siteKey(site)),
+    addSite: (site) => void sites.add(siteKey(checkSite(site))),
     hasSite: (site) => sites.has(siteKey(site)),
 
     async importProducts(site, products, options = {}) {

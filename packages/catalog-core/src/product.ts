@@ -127,6 +127,8 @@ function isKey(s: unknown): s is string {
   }
   return true;
 }
+/** Whether `s` may be a product's id or sku: what is not can name no product, in any store. */
+export const isProductKey = (s: string): boolean => isKey(s);
 const isUrl = (s: unknown): s is string => isRequired(s, PRODUCT_LIMITS.urlLength);
 const isPrice = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
 const FIELD_SET: ReadonlySet<string> = new Set(PRODUCT_FIELDS);
