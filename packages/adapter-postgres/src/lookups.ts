@@ -5,6 +5,7 @@
 import type { KeyField, Site } from "@catalog-kit/catalog-core";
 import { batchSql, findSql, type Prepared, prepared } from "./lookup-sql.ts";
 import type { Tables } from "./schema.ts";
+import { isDataException, unholdable, unholdableSite } from "./unholdable.ts";
 
 /** Runs a prepared statement with its arguments, answering its rows. */
 export type Read = <R extends Record<string, unknown>>(what: string, sql: Prepared, args: unknown[]) => Promise<R[]>;
@@ -41,6 +42,8 @@ export class Lookups {
 
   /** The body of the product `key` names (by id, then by sku, unless `by` says which), or undefined. */
   find(site: Site, key: string, by: KeyField | undefined): Promise<string | undefined> {
+    // Asked in a statement, it would fail that statement, and every lookup batched in it.
+    if (unholdable(key) || unholdableSite(site)) return Promise.resolve(undefined);
     const field: By = by ?? "any";
     const group = `${field}\u0000${site.siteType}\u0000${site.siteId}`;
     return new Promise((resolve, reject) => {
@@ -92,6 +95,12 @@ export class Lookups {
         waiter.resolve(bodies[i]);
       });
     } catch (error) {
+      // Refused for the data of some key (none known to do so is sent): each is asked alone, so
+      // that one key's failure is no other lookup's. A failure of the server fails them all, once.
+      if (waiters.length > 1 && isDataException(error)) {
+        for (const waiter of waiters) void this.send(site, by, [waiter]);
+        return;
+      }
       for (const waiter of waiters) waiter.reject(error);
     }
   }

@@ -11,6 +11,7 @@ import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats
 import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 import { DEFAULT_SWEEP_INTERVAL_MS, startSweep } from "./sweep.ts";
+import { unholdable, unholdableSite } from "./unholdable.ts";
 
 /** Options of `createPostgresStore`: a URL (the store opens and closes its pool) or a pool you own; the schema of its tables. */
 export interface PostgresStoreOptions {
@@ -105,6 +106,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined> {
+      if (unholdable(key) || unholdableSite(site)) return undefined;
       let client: pg.PoolClient | undefined;
       let broken: Error | undefined;
       let committing = false;
@@ -136,6 +138,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async list(site, after, limit) {
+      if (unholdableSite(site)) return [];
       const rows = await read<{ body: string }>(
         "list",
         after === undefined ? lists.first : lists.after,
