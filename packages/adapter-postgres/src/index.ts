@@ -2,4 +2,4 @@
 export { migrate } from "./migrate.ts";
 export { DEFAULT_POOL_SIZE, type PoolStats } from "./pool.ts";
 export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from "./postgres-store.ts";
-export { DEFAULT_SCHEMA, SCHEMA_VERSION } from "./schema.ts";
+export { DEFAULT_SCHEMA, SCHEMA_VERSION, schemaProblem } from "./schema.ts";

@@ -8,7 +8,7 @@ import { claimKey } from "./keys.ts";
 import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
 import { Lookups } from "./lookups.ts";
 import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
-import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
+import { checkSchemaName, DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 import { DEFAULT_SWEEP_INTERVAL_MS, startSweep } from "./sweep.ts";
 import { unholdable, unholdableSite } from "./unholdable.ts";
@@ -19,7 +19,7 @@ export interface PostgresStoreOptions {
   readonly url?: string;
   /** A `pg` pool you own: the store never ends it, and takes its size from it. */
   readonly pool?: pg.Pool;
-  /** The schema of the store's tables, created if missing. Default `catalog`. */
+  /** The schema of the store's tables, created if missing; a TypeError when `schemaProblem` refuses it. Default `catalog`. */
   readonly schema?: string;
   /** Connections of the pool the store opens. Default 10. */
   readonly poolSize?: number;
@@ -49,10 +49,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   if ((options.url === undefined) === (options.pool === undefined)) {
     throw new TypeError("createPostgresStore needs exactly one of `url` and `pool`");
   }
+  const tables = tablesOf(checkSchemaName(options.schema ?? DEFAULT_SCHEMA));
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 5_000;
   const poolSize = options.pool?.options.max ?? options.poolSize ?? DEFAULT_POOL_SIZE;
   const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
-  const tables = tablesOf(options.schema ?? DEFAULT_SCHEMA);
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
   const lists = { first: prepared(listSql(tables, false)), after: prepared(listSql(tables, true)) };
   let migration: Promise<unknown> | undefined;

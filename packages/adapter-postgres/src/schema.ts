@@ -16,6 +16,31 @@ export interface Tables {
 /** The schema of the store's tables when `schema` is not given. */
 export const DEFAULT_SCHEMA = "catalog";
 
+// PostgreSQL cuts a longer name to this many bytes (NAMEDATALEN - 1), silently: two long names
+// would be one schema.
+const MAX_NAME_BYTES = 63;
+
+/**
+ * Why PostgreSQL cannot hold `schema` as the store's own schema, or undefined when it can: empty,
+ * NUL or lone surrogates (text it cannot hold), over 63 bytes (it would be cut), or `pg_` (reserved).
+ */
+export function schemaProblem(schema: string): string | undefined {
+  if (schema === "") return "Must not be empty";
+  if (schema.includes("\u0000") || !schema.isWellFormed())
+    return "Must be well-formed Unicode without NUL (PostgreSQL cannot hold it)";
+  if (Buffer.byteLength(schema, "utf8") > MAX_NAME_BYTES)
+    return `Must be at most ${MAX_NAME_BYTES} bytes of UTF-8 (PostgreSQL would cut it short)`;
+  if (schema.startsWith("pg_")) return 'Must not start with "pg_" (PostgreSQL reserves such schemas)';
+  return undefined;
+}
+
+/** `schema`, or a TypeError saying why PostgreSQL cannot hold it (`schemaProblem`). */
+export function checkSchemaName(schema: string): string {
+  const problem = schemaProblem(schema);
+  if (problem !== undefined) throw new TypeError(`Invalid schema ${JSON.stringify(schema)}: ${problem}`);
+  return schema;
+}
+
 function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`;
 }
