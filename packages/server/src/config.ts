@@ -3,7 +3,7 @@
 // adapter-redis's key prefix and replication, adapter-postgres's schema and pool size), so that
 // the file cannot drift from them.
 import { readFile } from "node:fs/promises";
-import { DEFAULT_POOL_SIZE, DEFAULT_SCHEMA } from "@catalog-kit/adapter-postgres";
+import { DEFAULT_POOL_SIZE, DEFAULT_SCHEMA, schemaProblem } from "@catalog-kit/adapter-postgres";
 import { DEFAULT_KEY_PREFIX, type Replication } from "@catalog-kit/adapter-redis";
 import {
   DEFAULT_MAX_PRODUCTS,
@@ -96,7 +96,16 @@ const StorageSchema = v.pipe(
           v.string("Must be a string"),
           v.regex(/^postgres(?:ql)?:\/\//, "Must start with postgres:// or postgresql://"),
         ),
-        schema: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")), DEFAULT_SCHEMA),
+        schema: v.optional(
+          v.pipe(
+            v.string("Must be a string"),
+            v.rawCheck(({ dataset, addIssue }) => {
+              const problem = dataset.typed ? schemaProblem(dataset.value) : undefined;
+              if (problem !== undefined) addIssue({ message: problem });
+            }),
+          ),
+          DEFAULT_SCHEMA,
+        ),
         poolSize: v.optional(Whole, DEFAULT_POOL_SIZE),
       }),
     ],
