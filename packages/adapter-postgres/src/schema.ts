@@ -1,6 +1,7 @@
 // The tables of the catalog and their versioned migrations, run at start-up under an advisory
 // lock so that servers starting together migrate once, or ahead of a deploy with `migrate`.
 import type pg from "pg";
+import { checkSessionKept } from "./session-check.ts";
 
 /** The qualified names of the store's tables in one schema. */
 export interface Tables {
@@ -138,7 +139,8 @@ function tooNew(version: number): Error {
 // do. `target` is older than SCHEMA_VERSION only in tests of a migration from an older version.
 /**
  * Creates or migrates the tables in `schema` to `target` on one connection of `pool`; resolves with
- * the version found and the version now. Refuses a database that is not UTF-8.
+ * the version found and the version now. Refuses a database that is not UTF-8, and a pooler that
+ * does not keep a session per connection (`checkSessionKept`).
  */
 export async function migrateSchema(
   pool: pg.Pool,
@@ -149,6 +151,7 @@ export async function migrateSchema(
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
+    await checkSessionKept(pool, client);
     // Nothing to do is the common case, and needs no lock and no right to create anything.
     const found = await currentVersion(client, t);
     if (found === target) return { from: found, to: found };

@@ -1,6 +1,14 @@
 // The shared test support of the workspace (tests and bench): private Redis servers and clusters,
-// and private PostgreSQL servers.
+// private PostgreSQL servers, and PgBouncers in front of them.
 // Private, never built: it is imported as TypeScript source by vitest and tsx.
+
+export {
+  havePgbouncer,
+  PGBOUNCER_INSTALL_HINT,
+  type Pgbouncer,
+  type PgbouncerOptions,
+  startPgbouncer,
+} from "./pgbouncer.ts";
 export {
   havePostgres,
   POSTGRES_INSTALL_HINT,
