@@ -1,7 +1,6 @@
 // The statements of lookups and pages, named: each connection parses and plans a named statement
 // once, where an unnamed one is parsed and planned on every call (most of a lookup's cost in
-// PostgreSQL). Behind PgBouncer in transaction mode, this needs its `max_prepared_statements`
-// (1.21 and later).
+// PostgreSQL).
 import { createHash } from "node:crypto";
 import type { KeyField } from "@catalog-kit/catalog-core";
 import type { Tables } from "./schema.ts";
