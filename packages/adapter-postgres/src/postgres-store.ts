@@ -11,7 +11,7 @@ import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats
 import { checkSchemaName, DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 import { DEFAULT_SWEEP_INTERVAL_MS, startSweep } from "./sweep.ts";
-import { unholdable, unholdableSite } from "./unholdable.ts";
+import { unholdable, unholdableSite, unholdableSiteError } from "./unholdable.ts";
 
 /** Options of `createPostgresStore`: a URL (the store opens and closes its pool) or a pool you own; the schema of its tables. */
 export interface PostgresStoreOptions {
@@ -92,6 +92,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   return {
     async beginImport(site, writeOptions) {
+      if (unholdableSite(site)) throw unholdableSiteError(site);
       try {
         await ready();
       } catch (error) {
@@ -148,6 +149,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async claimKey(site, key, leaseMs) {
+      if (unholdableSite(site)) throw unholdableSiteError(site);
       try {
         await ready();
       } catch (error) {

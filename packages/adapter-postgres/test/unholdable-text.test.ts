@@ -2,7 +2,7 @@
 // send as U+FFFD, another string) names no product and no site: a lookup, a remove or a page of
 // it finds nothing, never fails, and never fails the other lookups sent in its statement.
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
-import type { Product } from "@catalog-kit/catalog-core";
+import { isCatalogError, type Product } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
 import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
@@ -89,6 +89,25 @@ describeWithPostgres("PostgreSQL store: text it cannot hold", () => {
       expect(await store.list(ghost, undefined, 10)).toEqual([]);
       expect(await store.list(ghost, "p00001", 10)).toEqual([]);
     }
+  });
+
+  test("an import or a key claim into a site with NUL or a lone surrogate is refused, and writes nothing", async () => {
+    const site = uniqueSite();
+    // Each would be the same row as `site` with U+FFFD, or fail in the middle of the import.
+    const ghosts = [
+      { ...site, siteId: `${site.siteId}\ud800` },
+      { ...site, siteId: `${site.siteId}\udc00` },
+      { ...site, siteType: `${site.siteType}\u0000` },
+    ];
+    for (const ghost of ghosts) {
+      const began = await store.beginImport(ghost, { dryRun: false, replace: false }).catch((error: unknown) => error);
+      expect(isCatalogError(began, "VALIDATION_FAILED"), String(began)).toBe(true);
+      const claimed = await store.claimKey(ghost, "k", 1_000).catch((error: unknown) => error);
+      expect(isCatalogError(claimed, "VALIDATION_FAILED"), String(claimed)).toBe(true);
+    }
+    await importInChunks(store, site, products(0, 3, "real"));
+    expect((await store.find(site, "p00001"))?.title).toBe("real 1");
+    expect(await store.find({ ...site, siteId: `${site.siteId}\ufffd` }, "p00001")).toBeUndefined();
   });
 });
 
