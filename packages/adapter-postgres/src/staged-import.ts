@@ -35,6 +35,10 @@ export async function beginStagedImport(
   let client: pg.PoolClient | undefined;
   // Set once the connection may be in any state: it is then closed rather than lent again.
   let broken: Error | undefined;
+  // Declared before the first statement, whose failure already releases the connection.
+  let done = false;
+  let seq = 0;
+  let newSite: NewSite | undefined;
   // Until the caller is answered, a dropped connection shows as the failure of its next query.
   const onError = (error: Error) => {
     broken ??= error;
@@ -49,9 +53,6 @@ export async function beginStagedImport(
     throw unavailable(error, "import", "nothing written");
   }
   const connection = client;
-  let done = false;
-  let seq = 0;
-  let newSite: NewSite | undefined;
 
   function release(error?: Error): void {
     if (done || client === undefined) return;
