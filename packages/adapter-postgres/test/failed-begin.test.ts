@@ -33,7 +33,9 @@ describeWithPostgres("PostgreSQL store: an import whose first statement fails", 
       await store.ping();
       await admin.query("ALTER DATABASE catalog SET default_transaction_read_only = on");
       // Connections opened from now on are read-only: the pool's open ones go.
-      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'catalog-kit'");
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'catalog-kit'",
+      );
       await expect.poll(() => store.poolStats().total).toBe(0);
 
       for (let k = 0; k < 5; k++) {
