@@ -32,9 +32,12 @@ export function createPool(url: string, size: number, acquireTimeoutMs: number):
   return pool;
 }
 
-/** How many imports may hold a connection at once: all but a quarter of the pool (at least one left to lookups). */
+/** The smallest pool a store accepts: one connection an import may hold, and one that stays for lookups. */
+export const MIN_POOL_SIZE = 2;
+
+/** How many imports may hold a connection at once: all but a quarter of the pool, rounded down (at least one left to lookups). */
 export function importShare(poolSize: number): number {
-  return Math.max(1, poolSize - Math.max(1, Math.floor(poolSize / 4)));
+  return poolSize - Math.max(1, Math.floor(poolSize / 4));
 }
 
 /** A counting semaphore whose waits end after `timeoutMs` with an error, so that no import waits for ever. */

@@ -7,7 +7,15 @@ import { serverAnswered, unavailable } from "./errors.ts";
 import { claimKey } from "./keys.ts";
 import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
 import { Lookups } from "./lookups.ts";
-import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
+import {
+  createPool,
+  DEFAULT_POOL_SIZE,
+  ImportSlots,
+  importShare,
+  MIN_POOL_SIZE,
+  type PoolStats,
+  statsOf,
+} from "./pool.ts";
 import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 import { DEFAULT_SWEEP_INTERVAL_MS, startSweep } from "./sweep.ts";
@@ -20,7 +28,7 @@ export interface PostgresStoreOptions {
   readonly pool?: pg.Pool;
   /** The schema of the store's tables, created if missing. Default `catalog`. */
   readonly schema?: string;
-  /** Connections of the pool the store opens. Default 10. */
+  /** Connections of the pool the store opens, at least 2 (imports hold all but a quarter). Default 10. */
   readonly poolSize?: number;
   /** How long a call waits for a free connection before it fails with `STORAGE_UNAVAILABLE`. Default 5,000 ms. */
   readonly acquireTimeoutMs?: number;
@@ -50,6 +58,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   }
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 5_000;
   const poolSize = options.pool?.options.max ?? options.poolSize ?? DEFAULT_POOL_SIZE;
+  // With one connection, a stalled upload would leave lookups none: refused rather than starved.
+  if (!Number.isSafeInteger(poolSize) || poolSize < MIN_POOL_SIZE) {
+    throw new TypeError(
+      `createPostgresStore needs a pool of at least ${MIN_POOL_SIZE} connections (one for imports, one kept for lookups), got ${poolSize}`,
+    );
+  }
   const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
   const tables = tablesOf(options.schema ?? DEFAULT_SCHEMA);
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
