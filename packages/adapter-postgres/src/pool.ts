@@ -17,14 +17,33 @@ export interface PoolStats {
 /** Connections of the pool a store opens when `poolSize` is not given. */
 export const DEFAULT_POOL_SIZE = 10;
 
-/** A pool of `size` connections to `url` whose waits end after `acquireTimeoutMs`. */
-export function createPool(url: string, size: number, acquireTimeoutMs: number): pg.Pool {
+/** A statement with its own timeout, which the driver takes per statement as well as per pool. */
+export type TimedQuery = pg.QueryConfig & { readonly query_timeout?: number };
+
+/** A statement timeout that never ends a statement: setTimeout's longest delay (the driver takes 0 for the pool's own). */
+export const NO_TIMEOUT = 2 ** 31 - 1;
+
+/** How long a statement (but a commit's) may go unanswered when `queryTimeoutMs` is not given. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+
+/**
+ * A pool of `size` connections to `url` whose waits for a connection (a free one, or a new one
+ * connecting) end after `acquireTimeoutMs`, and whose statements end after `queryTimeoutMs`.
+ */
+export function createPool(url: string, size: number, acquireTimeoutMs: number, queryTimeoutMs: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: size,
     connectionTimeoutMillis: acquireTimeoutMs,
     idleTimeoutMillis: 30_000,
+    // A network that goes silent neither answers nor closes: the driver's own timer ends the
+    // statement, and the pool closes its connection rather than lend it again. Server-side
+    // `statement_timeout` would not do: its answer is as lost as the statement's.
+    query_timeout: queryTimeoutMs,
+    // A connection silent 10 s is probed, so that one under a commit (which has no timer) or
+    // from a machine that vanished is found by the system's keepalive.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: "catalog-kit",
   });
   // An idle connection that the server closes is dropped by the pool; the next call opens another.

@@ -10,11 +10,14 @@ import { Lookups } from "./lookups.ts";
 import {
   createPool,
   DEFAULT_POOL_SIZE,
+  DEFAULT_QUERY_TIMEOUT_MS,
   ImportSlots,
   importShare,
   MIN_POOL_SIZE,
+  NO_TIMEOUT,
   type PoolStats,
   statsOf,
+  type TimedQuery,
 } from "./pool.ts";
 import { DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
@@ -32,6 +35,11 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /** How long a call waits for a free connection before it fails with `STORAGE_UNAVAILABLE`. Default 5,000 ms. */
   readonly acquireTimeoutMs?: number;
+  /**
+   * How long a statement may go unanswered before its call fails with `STORAGE_UNAVAILABLE` and
+   * its connection is closed; not an import's commit, which may run long. Default 10,000 ms.
+   */
+  readonly queryTimeoutMs?: number;
   /** How often the store deletes expired idempotency records and claims, and what imports that died wrote; 0 never (another store sweeps). Default 60,000 ms. */
   readonly sweepIntervalMs?: number;
 }
@@ -64,7 +72,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       `createPostgresStore needs a pool of at least ${MIN_POOL_SIZE} connections (one for imports, one kept for lookups), got ${poolSize}`,
     );
   }
-  const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  // The driver takes 0 for "no timeout": refused rather than unbounded.
+  if (!(queryTimeoutMs >= 1 && queryTimeoutMs <= NO_TIMEOUT)) {
+    throw new TypeError(`queryTimeoutMs must be a number of milliseconds from 1 to 2^31 - 1, got ${queryTimeoutMs}`);
+  }
+  const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs, queryTimeoutMs);
   const tables = tablesOf(options.schema ?? DEFAULT_SCHEMA);
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
   const lists = { first: prepared(listSql(tables, false)), after: prepared(listSql(tables, true)) };
@@ -94,8 +107,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   ): Promise<R[]> {
     try {
       await ready();
-      return (await pool.query<R>(typeof sql === "string" ? { text: sql, values: args } : { ...sql, values: args }))
-        .rows;
+      // The timeout is set here too for a pool the store was given: GET and `/healthz` are bounded whatever its settings.
+      const query: TimedQuery =
+        typeof sql === "string"
+          ? { text: sql, values: args, query_timeout: queryTimeoutMs }
+          : { ...sql, values: args, query_timeout: queryTimeoutMs };
+      return (await pool.query<R>(query)).rows;
     } catch (error) {
       throw unavailable(error, what);
     }
