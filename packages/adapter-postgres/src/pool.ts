@@ -54,6 +54,23 @@ export function createPool(url: string, size: number, acquireTimeoutMs: number, 
 /** The smallest pool a store accepts: one connection an import may hold, and one that stays for lookups. */
 export const MIN_POOL_SIZE = 2;
 
+// A lent connection that drops fails its query and also emits "error", which with no listener
+// would be an uncaught exception: the query's failure is what the caller answers.
+const dropped = () => {};
+
+/** A connection of `pool`, listened to while lent; `giveBack` returns it. */
+export async function borrow(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  client.on("error", dropped);
+  return client;
+}
+
+/** Returns a connection `borrow` lent; closed rather than lent again when `error` is given. */
+export function giveBack(client: pg.PoolClient, error?: Error): void {
+  client.off("error", dropped);
+  client.release(error);
+}
+
 /** How many imports may hold a connection at once: all but a quarter of the pool, rounded down (at least one left to lookups). */
 export function importShare(poolSize: number): number {
   return poolSize - Math.max(1, Math.floor(poolSize / 4));

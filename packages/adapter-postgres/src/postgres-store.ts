@@ -8,9 +8,11 @@ import { claimKey } from "./keys.ts";
 import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
 import { Lookups } from "./lookups.ts";
 import {
+  borrow,
   createPool,
   DEFAULT_POOL_SIZE,
   DEFAULT_QUERY_TIMEOUT_MS,
+  giveBack,
   ImportSlots,
   importShare,
   MIN_POOL_SIZE,
@@ -141,7 +143,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       let committing = false;
       try {
         await ready();
-        client = await pool.connect();
+        client = await borrow(pool);
         await client.query("BEGIN");
         const locked = await client.query(
           `SELECT site FROM ${tables.sites} WHERE site_type = $1 AND site_id = $2 FOR UPDATE`,
@@ -162,7 +164,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const outcome = committing && !serverAnswered(error) ? "unknown" : "nothing written";
         throw unavailable(error, "remove", outcome);
       } finally {
-        client?.release(broken);
+        if (client !== undefined) giveBack(client, broken);
       }
     },
 
