@@ -27,7 +27,9 @@ const COPY = `COPY ${STAGING} (seq, position, id, sku, body) FROM STDIN`;
  * every healthy one. A connection that goes silent under it is found by TCP keepalive instead.
  */
 function unhurried(client: pg.PoolClient): pg.PoolClient {
-  const query = (sql: string | pg.QueryConfig, values?: unknown[]) => {
+  const query = (sql: string | pg.QueryConfig | pg.Submittable, values?: unknown[]) => {
+    // A COPY stream is the driver's own object, not a copy of one: it keeps the pool's timeout.
+    if (typeof sql !== "string" && "submit" in sql) return client.query(sql);
     const config = typeof sql === "string" ? { text: sql, ...(values && { values }) } : sql;
     const timed: TimedQuery = { ...config, query_timeout: NO_TIMEOUT };
     return client.query(timed);

@@ -1,7 +1,8 @@
 // The network to PostgreSQL goes silent (nothing forwarded, nothing closed, as when a link or a
-// firewall drops packets): lookups, pages, removes and ping answer STORAGE_UNAVAILABLE within
-// their bound, the pool drops the connections that went silent, and once the network heals the
-// store works again. A commit is not bound so: a healthy one that waits longer still applies.
+// firewall drops packets): lookups, pages, removes, claims, an import's chunk and ping answer
+// STORAGE_UNAVAILABLE within their bound, the pool drops the connections that went silent, and
+// once the network heals the store works again. A commit is not bound so: a healthy one that
+// waits longer still applies.
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import { isCatalogError } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
@@ -66,9 +67,11 @@ describeWithPostgres("PostgreSQL store: a silent network", () => {
     await server?.stop();
   });
 
-  test("lookups, pages, removes and ping answer within their bound; after the network heals they work again", async () => {
+  test("lookups, pages, removes, claims, a chunk and ping answer within their bound; after the network heals they work again", async () => {
     // Connections of the pool already open, and one more opened while the network is silent.
     await Promise.all([store.ping(), store.find(site, "p00001"), store.list(site, undefined, 10)]);
+    const staged = await store.beginImport(uniqueSite(), { dryRun: false });
+    await staged.add(products(0, 10, "cut"), [...Array(10).keys()]);
     expect(store.poolStats().total).toBeGreaterThan(0);
     proxy.stall();
     const bound = QUERY_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + 1000;
@@ -79,12 +82,15 @@ describeWithPostgres("PostgreSQL store: a silent network", () => {
       within(store.list(site, undefined, 10), bound),
       within(store.remove(site, "p00003"), bound),
       within(store.claimKey(site, "k", 60_000), bound),
+      within(staged.add(products(10, 20, "cut"), [...Array(10).keys()]), bound),
     ]);
     for (const outcome of outcomes) expectUnavailable(outcome);
     expect(Date.now() - started).toBeLessThan(bound);
     // The connections that went silent are dropped, not lent again (one still connecting ends
     // by its own timeout).
     await expect.poll(() => store.poolStats().total, { timeout: ACQUIRE_TIMEOUT_MS + 1000 }).toBe(0);
+    await staged.abort();
+    expect(store.poolStats().imports).toBe(0);
 
     proxy.heal();
     expect((await store.find(site, "p00002"))?.title).toBe("old 2");
