@@ -3,9 +3,11 @@
 // its transaction, under the site's lock. Expiry is judged by the server's clock, so that the
 // servers sharing the database agree on it whatever their own clocks say.
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ImportCounts, KeyClaim, KeyRecord, KeyToRecord, Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
-import { unavailable } from "./errors.ts";
+import { serverAnswered, unavailable } from "./errors.ts";
+import { borrow, giveBack } from "./pool.ts";
 import type { Tables } from "./schema.ts";
 
 // `clock_timestamp()`, not `now()`: `now()` is the start of the transaction, which in a commit
@@ -65,16 +67,62 @@ const claimSql = (t: Tables) => `
 // The record's columns are null when there is none.
 type ClaimRow = { readonly [K in keyof RecordRow]: RecordRow[K] | null } & { readonly claimed: number };
 
-/** `CatalogStore.claimKey` on `pool`: one statement once the site's number is known. */
-export async function claimKey(pool: pg.Pool, t: Tables, site: Site, key: string, leaseMs: number): Promise<KeyClaim> {
-  let siteNo: number;
-  const token = randomUUID();
-  let row: ClaimRow | undefined;
+// Deletes the claim only while `token` holds it: one that lapsed and was taken by another import
+// is not this one's to end.
+const releaseSql = (t: Tables) => `DELETE FROM ${t.keyClaims} WHERE site = $1 AND key = $2 AND token = $3`;
+
+/**
+ * Gives back a claim whose COMMIT got no answer, so that it does not hold the key for its whole
+ * lease with no one to own it: once now, then, while PostgreSQL cannot be reached, again in the
+ * background until the lease would have ended or the pool is ended (as adapter-redis does).
+ */
+async function releaseUnanswered(pool: pg.Pool, t: Tables, args: unknown[], until: number): Promise<void> {
+  const send = () => pool.query(releaseSql(t), args);
   try {
-    siteNo = await siteNumber(pool, t, site);
-    row = (await pool.query<ClaimRow>(claimSql(t), [siteNo, key, token, leaseMs])).rows[0];
+    await send();
+  } catch {
+    void (async () => {
+      for (let pause = 50; Date.now() < until && !pool.ending; pause = Math.min(pause * 2, 5_000)) {
+        await sleep(pause, undefined, { ref: false });
+        try {
+          await send();
+          return;
+        } catch {
+          // Still unreachable: the next pass tries again.
+        }
+      }
+    })();
+  }
+}
+
+/**
+ * `CatalogStore.claimKey` on `pool`: the site's number and the claim's statement in one
+ * transaction. A failure before COMMIT leaves nothing (the connection is closed, and its open
+ * transaction with it), so "nothing was written" is true even when only the answer was lost; a
+ * lost answer to COMMIT is the one unknown, answered as such, and the claim, if taken, given back.
+ */
+export async function claimKey(pool: pg.Pool, t: Tables, site: Site, key: string, leaseMs: number): Promise<KeyClaim> {
+  const token = randomUUID();
+  const until = Date.now() + leaseMs;
+  let client: pg.PoolClient | undefined;
+  let siteNo = 0;
+  let row: ClaimRow | undefined;
+  let committing = false;
+  try {
+    client = await borrow(pool);
+    await client.query("BEGIN");
+    siteNo = await siteNumber(client, t, site);
+    row = (await client.query<ClaimRow>(claimSql(t), [siteNo, key, token, leaseMs])).rows[0];
+    committing = true;
+    await client.query("COMMIT");
+    giveBack(client);
   } catch (error) {
-    throw unavailable(error, "idempotency key claim", "nothing written");
+    if (client !== undefined) giveBack(client, error as Error);
+    if (!committing || serverAnswered(error)) throw unavailable(error, "idempotency key claim", "nothing written");
+    // A COMMIT that reaches the server after the give-back leaves the claim until its lease ends:
+    // the answer says the outcome is unknown, never that nothing was written.
+    if (row?.claimed === 1) await releaseUnanswered(pool, t, [siteNo, key, token], until);
+    throw unavailable(error, "idempotency key claim", "unknown");
   }
   if (row !== undefined && row.fingerprint !== null) return { state: "recorded", record: recordOf(row as RecordRow) };
   if (row?.claimed !== 1) return { state: "busy" };
@@ -82,12 +130,7 @@ export async function claimKey(pool: pg.Pool, t: Tables, site: Site, key: string
     state: "claimed",
     async release() {
       try {
-        // The token: a claim that lapsed and was taken by another import is not this one's to end.
-        await pool.query(`DELETE FROM ${t.keyClaims} WHERE site = $1 AND key = $2 AND token = $3`, [
-          siteNo,
-          key,
-          token,
-        ]);
+        await pool.query(releaseSql(t), [siteNo, key, token]);
       } catch (error) {
         throw unavailable(error, "idempotency key release");
       }

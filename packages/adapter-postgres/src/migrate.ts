@@ -1,6 +1,6 @@
 // Migrating ahead of a deploy: the same migration the store runs at start-up, on its own.
 import type pg from "pg";
-import { createPool } from "./pool.ts";
+import { createPool, NO_TIMEOUT } from "./pool.ts";
 import { checkSchemaName, DEFAULT_SCHEMA, migrateSchema } from "./schema.ts";
 
 /**
@@ -14,7 +14,8 @@ export async function migrate(options: {
   readonly schema?: string;
 }): Promise<{ from: number; to: number }> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
-  const pool = options.pool ?? createPool(options.url as string, 1, 30_000);
+  // Run ahead of a deploy, it may build what takes long (an index on a large table): no timer.
+  const pool = options.pool ?? createPool(options.url as string, 1, 30_000, NO_TIMEOUT);
   try {
     return await migrateSchema(pool, schema);
   } finally {

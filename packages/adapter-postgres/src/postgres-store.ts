@@ -7,7 +7,20 @@ import { serverAnswered, unavailable } from "./errors.ts";
 import { claimKey } from "./keys.ts";
 import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
 import { Lookups } from "./lookups.ts";
-import { createPool, DEFAULT_POOL_SIZE, ImportSlots, importShare, type PoolStats, statsOf } from "./pool.ts";
+import {
+  borrow,
+  createPool,
+  DEFAULT_POOL_SIZE,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  giveBack,
+  ImportSlots,
+  importShare,
+  MIN_POOL_SIZE,
+  NO_TIMEOUT,
+  type PoolStats,
+  statsOf,
+  type TimedQuery,
+} from "./pool.ts";
 import { checkSchemaName, DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 import { DEFAULT_SWEEP_INTERVAL_MS, startSweep } from "./sweep.ts";
@@ -21,10 +34,15 @@ export interface PostgresStoreOptions {
   readonly pool?: pg.Pool;
   /** The schema of the store's tables, created if missing; a TypeError when `schemaProblem` refuses it. Default `catalog`. */
   readonly schema?: string;
-  /** Connections of the pool the store opens. Default 10. */
+  /** Connections of the pool the store opens, at least 2 (imports hold all but a quarter). Default 10. */
   readonly poolSize?: number;
   /** How long a call waits for a free connection before it fails with `STORAGE_UNAVAILABLE`. Default 5,000 ms. */
   readonly acquireTimeoutMs?: number;
+  /**
+   * How long a statement may go unanswered before its call fails with `STORAGE_UNAVAILABLE` and
+   * its connection is closed; not an import's commit, which may run long. Default 10,000 ms.
+   */
+  readonly queryTimeoutMs?: number;
   /** How often the store deletes expired idempotency records and claims, and what imports that died wrote; 0 never (another store sweeps). Default 60,000 ms. */
   readonly sweepIntervalMs?: number;
 }
@@ -52,7 +70,18 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const tables = tablesOf(checkSchemaName(options.schema ?? DEFAULT_SCHEMA));
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 5_000;
   const poolSize = options.pool?.options.max ?? options.poolSize ?? DEFAULT_POOL_SIZE;
-  const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs);
+  // With one connection, a stalled upload would leave lookups none: refused rather than starved.
+  if (!Number.isSafeInteger(poolSize) || poolSize < MIN_POOL_SIZE) {
+    throw new TypeError(
+      `createPostgresStore needs a pool of at least ${MIN_POOL_SIZE} connections (one for imports, one kept for lookups), got ${poolSize}`,
+    );
+  }
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  // The driver takes 0 for "no timeout": refused rather than unbounded.
+  if (!(queryTimeoutMs >= 1 && queryTimeoutMs <= NO_TIMEOUT)) {
+    throw new TypeError(`queryTimeoutMs must be a number of milliseconds from 1 to 2^31 - 1, got ${queryTimeoutMs}`);
+  }
+  const pool = options.pool ?? createPool(options.url as string, poolSize, acquireTimeoutMs, queryTimeoutMs);
   const slots = new ImportSlots(importShare(poolSize), acquireTimeoutMs);
   const lists = { first: prepared(listSql(tables, false)), after: prepared(listSql(tables, true)) };
   let migration: Promise<unknown> | undefined;
@@ -81,8 +110,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   ): Promise<R[]> {
     try {
       await ready();
-      return (await pool.query<R>(typeof sql === "string" ? { text: sql, values: args } : { ...sql, values: args }))
-        .rows;
+      // The timeout is set here too for a pool the store was given: GET and `/healthz` are bounded whatever its settings.
+      const query: TimedQuery =
+        typeof sql === "string"
+          ? { text: sql, values: args, query_timeout: queryTimeoutMs }
+          : { ...sql, values: args, query_timeout: queryTimeoutMs };
+      return (await pool.query<R>(query)).rows;
     } catch (error) {
       throw unavailable(error, what);
     }
@@ -113,7 +146,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       let committing = false;
       try {
         await ready();
-        client = await pool.connect();
+        client = await borrow(pool);
         await client.query("BEGIN");
         const locked = await client.query(
           `SELECT site FROM ${tables.sites} WHERE site_type = $1 AND site_id = $2 FOR UPDATE`,
@@ -134,7 +167,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const outcome = committing && !serverAnswered(error) ? "unknown" : "nothing written";
         throw unavailable(error, "remove", outcome);
       } finally {
-        client?.release(broken);
+        if (client !== undefined) giveBack(client, broken);
       }
     },
 

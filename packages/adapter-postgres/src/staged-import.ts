@@ -8,7 +8,7 @@ import { judgeAndApply, PREPARE_STAGING } from "./commit.ts";
 import { copyIn, copyRows } from "./copy-rows.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
 import { commitNewSite, END_NEW_SITE, type NewSite, openNewSite, writeChunk } from "./new-site.ts";
-import type { ImportSlots } from "./pool.ts";
+import { type ImportSlots, NO_TIMEOUT, type TimedQuery } from "./pool.ts";
 import { ORDER, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
 
@@ -20,6 +20,22 @@ export interface ImportContext {
 }
 
 const COPY = `COPY ${STAGING} (seq, position, id, sku, body) FROM STDIN`;
+
+/**
+ * `client` with no timeout on its statements. A commit judges and writes the whole import (tens
+ * of seconds for a million products) and may wait for another commit of its site: no bound fits
+ * every healthy one. A connection that goes silent under it is found by TCP keepalive instead.
+ */
+function unhurried(client: pg.PoolClient): pg.PoolClient {
+  const query = (sql: string | pg.QueryConfig | pg.Submittable, values?: unknown[]) => {
+    // A COPY stream is the driver's own object, not a copy of one: it keeps the pool's timeout.
+    if (typeof sql !== "string" && "submit" in sql) return client.query(sql);
+    const config = typeof sql === "string" ? { text: sql, ...(values && { values }) } : sql;
+    const timed: TimedQuery = { ...config, query_timeout: NO_TIMEOUT };
+    return client.query(timed);
+  };
+  return new Proxy(client, { get: (target, key) => (key === "query" ? query : Reflect.get(target, key, target)) });
+}
 
 /** Takes a connection (within the imports' share of the pool) and an empty staging table on it. */
 export async function beginStagedImport(
@@ -35,6 +51,10 @@ export async function beginStagedImport(
   let client: pg.PoolClient | undefined;
   // Set once the connection may be in any state: it is then closed rather than lent again.
   let broken: Error | undefined;
+  // Declared before the first statement, whose failure already releases the connection.
+  let done = false;
+  let seq = 0;
+  let newSite: NewSite | undefined;
   // Until the caller is answered, a dropped connection shows as the failure of its next query.
   const onError = (error: Error) => {
     broken ??= error;
@@ -49,9 +69,6 @@ export async function beginStagedImport(
     throw unavailable(error, "import", "nothing written");
   }
   const connection = client;
-  let done = false;
-  let seq = 0;
-  let newSite: NewSite | undefined;
 
   function release(error?: Error): void {
     if (done || client === undefined) return;
@@ -91,12 +108,13 @@ export async function beginStagedImport(
     async commit(key?: KeyToRecord): Promise<CommitResult> {
       if (done) throw unavailable(new Error("the import was already ended"), "import", "nothing written");
       let result: CommitResult;
+      const committing = unhurried(connection);
       try {
-        await connection.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
+        await committing.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
         const plan = { dryRun, replace, key };
         result =
-          (newSite && (await commitNewSite(connection, ctx.tables, site, newSite, plan))) ??
-          (await judgeAndApply(connection, ctx.tables, site, plan));
+          (newSite && (await commitNewSite(committing, ctx.tables, site, newSite, plan))) ??
+          (await judgeAndApply(committing, ctx.tables, site, plan));
       } catch (error) {
         broken ??= error as Error;
         await finish();
@@ -105,7 +123,7 @@ export async function beginStagedImport(
       try {
         // A transaction that writes nothing ends as well by the server dropping it.
         if (dryRun || !result.applied) await connection.query("ROLLBACK").catch((error: Error) => (broken ??= error));
-        else await connection.query("COMMIT");
+        else await committing.query("COMMIT");
         return result;
       } catch (error) {
         // The answer to COMMIT is the one that may be lost after the server applied it.

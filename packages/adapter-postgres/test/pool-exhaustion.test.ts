@@ -6,6 +6,7 @@ import { isCatalogError, type StagedImport } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
 import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
+import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { importInChunks, product, products } from "./support/fixtures.ts";
 
@@ -49,20 +50,54 @@ describeWithPostgres("PostgreSQL store: the pool taken by slow imports", () => {
     expect((await importInChunks(store, uniqueSite(), products(0, 10, "after"))).applied).toBe(true);
   });
 
-  test("a lookup that finds no connection free fails fast", async () => {
-    const small = createPostgresStore({ url: server.url, poolSize: 1, acquireTimeoutMs: 300 });
+  test("a pool of one connection is refused, whether the store opens it or is given it", async () => {
+    expect(() => createPostgresStore({ url: server.url, poolSize: 1 })).toThrow(
+      /at least 2 connections \(one for imports, one kept for lookups\), got 1/,
+    );
+    const own = new pg.Pool({ connectionString: server.url, max: 1 });
+    try {
+      expect(() => createPostgresStore({ pool: own })).toThrow(/at least 2 connections/);
+    } finally {
+      await own.end();
+    }
+  });
+
+  test("a pool of two: an import stalled mid-stream leaves a lookup its connection; a second import fails fast", async () => {
+    const small = createPostgresStore({ url: server.url, poolSize: 2, acquireTimeoutMs: 2000 });
     try {
       await small.ping();
       const staged = await small.beginImport(uniqueSite(), { dryRun: false });
+      await staged.add([product(0, "slow")], [1]);
+      const started = Date.now();
+      expect((await small.find(site, "p00001"))?.title).toBe("old 1");
+      expect(Date.now() - started).toBeLessThan(500);
+      const refused = await small.beginImport(uniqueSite(), { dryRun: false }).catch((error) => error);
+      expect(isCatalogError(refused, "STORAGE_UNAVAILABLE")).toBe(true);
+      await staged.abort();
+    } finally {
+      await small.close();
+    }
+  });
+
+  test("a lookup that finds no connection free fails fast", async () => {
+    const own = new pg.Pool({ connectionString: server.url, max: 2, connectionTimeoutMillis: 300 });
+    const small = createPostgresStore({ pool: own, acquireTimeoutMs: 300 });
+    try {
+      await small.ping();
+      const staged = await small.beginImport(uniqueSite(), { dryRun: false });
+      // The connection left to lookups, taken by someone else.
+      const taken = await own.connect();
       const started = Date.now();
       const error = await small.find(site, "p00001").catch((e) => e);
       expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
       expect(error.message).toMatch(/no connection of the pool was free in time/);
       expect(Date.now() - started).toBeLessThan(3000);
+      taken.release();
       await staged.abort();
       expect((await small.find(site, "p00001"))?.title).toBe("old 1");
     } finally {
       await small.close();
+      await own.end();
     }
   });
 });

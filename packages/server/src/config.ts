@@ -3,7 +3,7 @@
 // adapter-redis's key prefix and replication, adapter-postgres's schema and pool size), so that
 // the file cannot drift from them.
 import { readFile } from "node:fs/promises";
-import { DEFAULT_POOL_SIZE, DEFAULT_SCHEMA, schemaProblem } from "@catalog-kit/adapter-postgres";
+import { DEFAULT_POOL_SIZE, DEFAULT_SCHEMA, MIN_POOL_SIZE, schemaProblem } from "@catalog-kit/adapter-postgres";
 import { DEFAULT_KEY_PREFIX, type Replication } from "@catalog-kit/adapter-redis";
 import {
   DEFAULT_MAX_PRODUCTS,
@@ -106,7 +106,14 @@ const StorageSchema = v.pipe(
           ),
           DEFAULT_SCHEMA,
         ),
-        poolSize: v.optional(Whole, DEFAULT_POOL_SIZE),
+        poolSize: v.optional(
+          v.pipe(
+            v.number("Must be a number"),
+            v.integer("Must be an integer"),
+            v.minValue(MIN_POOL_SIZE, `Must be at least ${MIN_POOL_SIZE}`),
+          ),
+          DEFAULT_POOL_SIZE,
+        ),
       }),
     ],
     'Must be { "adapter": "memory" }, { "adapter": "redis", ... } or { "adapter": "postgres", ... }',

@@ -98,8 +98,10 @@ describe("parseConfig", () => {
     const url = "postgres://db/catalog";
     expect(issuesOf(storage({ url, schema: "", poolSize: 0 }))).toEqual([
       "storage.schema: Must not be empty",
-      "storage.poolSize: Must be at least 1",
+      "storage.poolSize: Must be at least 2",
     ]);
+    // One connection would leave lookups none while an import holds it.
+    expect(issuesOf(storage({ url, poolSize: 1 }))).toEqual(["storage.poolSize: Must be at least 2"]);
     expect(issuesOf(storage({ url, poolSize: 2.5 }))).toEqual(["storage.poolSize: Must be an integer"]);
     expect(issuesOf(storage({ url, keyPrefix: "p" }))).toEqual(["storage.keyPrefix: Unknown key"]);
     expect(issuesOf(storage({ url, pool_size: 5 }))).toEqual(["storage.pool_size: Unknown key"]);
