@@ -3,7 +3,13 @@
 // adapter-redis's key prefix and replication, adapter-postgres's schema and pool size), so that
 // the file cannot drift from them.
 import { readFile } from "node:fs/promises";
-import { DEFAULT_POOL_SIZE, DEFAULT_SCHEMA, MIN_POOL_SIZE, schemaProblem } from "@catalog-kit/adapter-postgres";
+import {
+  DEFAULT_POOL_SIZE,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  DEFAULT_SCHEMA,
+  MIN_POOL_SIZE,
+  schemaProblem,
+} from "@catalog-kit/adapter-postgres";
 import { DEFAULT_KEY_PREFIX, type Replication } from "@catalog-kit/adapter-redis";
 import {
   DEFAULT_MAX_PRODUCTS,
@@ -113,6 +119,15 @@ const StorageSchema = v.pipe(
             v.minValue(MIN_POOL_SIZE, `Must be at least ${MIN_POOL_SIZE}`),
           ),
           DEFAULT_POOL_SIZE,
+        ),
+        queryTimeoutMs: v.optional(
+          v.pipe(
+            v.number("Must be a number"),
+            v.integer("Must be an integer"),
+            v.minValue(1, "Must be at least 1"),
+            v.maxValue(2 ** 31 - 1, "Must be at most 2147483647"),
+          ),
+          DEFAULT_QUERY_TIMEOUT_MS,
         ),
       }),
     ],

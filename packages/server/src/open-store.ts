@@ -10,8 +10,8 @@ import type { StorageConfig } from "./config.ts";
 export function openStore(storage: StorageConfig): CatalogStore {
   if (storage.adapter === "memory") return createMemoryStore();
   if (storage.adapter === "postgres") {
-    const { url, schema, poolSize } = storage;
-    return createPostgresStore({ url, schema, poolSize });
+    const { url, schema, poolSize, queryTimeoutMs } = storage;
+    return createPostgresStore({ url, schema, poolSize, queryTimeoutMs });
   }
   const { keyPrefix, waitForReplicas } = storage;
   const tuning = waitForReplicas === undefined ? { keyPrefix } : { keyPrefix, waitForReplicas };

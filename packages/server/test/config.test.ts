@@ -83,9 +83,16 @@ describe("parseConfig", () => {
         url,
         schema: "catalog",
         poolSize: 10,
+        queryTimeoutMs: 10_000,
       });
     }
-    const tuned = { adapter: "postgres", url: "postgres://db/catalog", schema: "shop", poolSize: 25 };
+    const tuned = {
+      adapter: "postgres",
+      url: "postgres://db/catalog",
+      schema: "shop",
+      poolSize: 25,
+      queryTimeoutMs: 2_000,
+    };
     expect(parseConfig({ ...contractExample, storage: tuned }).storage).toEqual(tuned);
   });
 
@@ -103,6 +110,11 @@ describe("parseConfig", () => {
     // One connection would leave lookups none while an import holds it.
     expect(issuesOf(storage({ url, poolSize: 1 }))).toEqual(["storage.poolSize: Must be at least 2"]);
     expect(issuesOf(storage({ url, poolSize: 2.5 }))).toEqual(["storage.poolSize: Must be an integer"]);
+    // 0 would mean "no timeout" to the driver: a silent network would then hang every call.
+    expect(issuesOf(storage({ url, queryTimeoutMs: 0 }))).toEqual(["storage.queryTimeoutMs: Must be at least 1"]);
+    expect(issuesOf(storage({ url, queryTimeoutMs: 2 ** 31 }))).toEqual([
+      "storage.queryTimeoutMs: Must be at most 2147483647",
+    ]);
     expect(issuesOf(storage({ url, keyPrefix: "p" }))).toEqual(["storage.keyPrefix: Unknown key"]);
     expect(issuesOf(storage({ url, pool_size: 5 }))).toEqual(["storage.pool_size: Unknown key"]);
   });
