@@ -123,11 +123,14 @@ async function importStream(ctx: RequestContext, format: StreamFormat): Promise<
   const release = await services.admission.admit(ctx.grant, STREAM_RESERVATION, req);
   const record: ImportRecord = { format, bytes: 0 };
   ctx.import = record;
+  const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash };
+  const body = streamBody(req, res, read);
   try {
-    const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash };
-    record.summary = await services.catalog.importStream(site, streamBody(req, res, read), options);
+    record.summary = await services.catalog.importStream(site, body, options);
     sendSummary(ctx, record.summary);
   } finally {
+    // Answered before its body was read (a key in use), the body is not read by anyone.
+    body.close();
     release();
   }
 }
