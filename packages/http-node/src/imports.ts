@@ -11,6 +11,7 @@ import {
   type Site,
   type StreamFormat,
 } from "@catalog-kit/catalog-core";
+import { admittedBody } from "./admitted-body.ts";
 import { isGzip, parseJson } from "./body.ts";
 import { checkDeclaredSize, readBody, streamBody } from "./body-stream.ts";
 import type { RequestContext } from "./context.ts";
@@ -23,7 +24,8 @@ import { importSiteNames, siteFor } from "./site-access.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 // What a streamed body holds in memory at most (a chunk of products being staged, and the bytes
-// decoded ahead), counted against the body budget in place of its size, which it never holds.
+// decoded ahead), counted against the body budget in place of its size, which it never holds; a
+// budget smaller than twice this counts it as half the budget (admission.ts).
 const STREAM_RESERVATION = 16 * 1024 * 1024;
 const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
 
@@ -109,7 +111,8 @@ async function applyEnvelope(
 }
 
 // A raw CSV or NDJSON body, imported while it arrives: it holds a place of its token's uploads
-// from first byte to commit, and never more memory than a chunk, whatever its size.
+// from first byte to commit, and never more memory than a chunk, whatever its size. The place is
+// asked for when the catalog first reads the body, after a key's claim.
 async function importStream(ctx: RequestContext, format: StreamFormat): Promise<void> {
   const { req, res, services, params } = ctx;
   const { siteId, siteType } = importSiteNames(params);
@@ -120,18 +123,17 @@ async function importStream(ctx: RequestContext, format: StreamFormat): Promise<
   const options = { ...keyed(ctx, site, importOptions(params), key, hash), format };
   const gzip = isGzip(req);
   checkDeclaredSize(req, services.maxStreamBytes);
-  const release = await services.admission.admit(ctx.grant, STREAM_RESERVATION, req);
   const record: ImportRecord = { format, bytes: 0 };
   ctx.import = record;
   const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash };
-  const body = streamBody(req, res, read);
+  const place = { admission: services.admission, owner: ctx.grant, bytes: STREAM_RESERVATION, req };
+  const body = admittedBody(place, () => streamBody(req, res, read));
   try {
     record.summary = await services.catalog.importStream(site, body, options);
     sendSummary(ctx, record.summary);
   } finally {
     // Answered before its body was read (a key in use), the body is not read by anyone.
     body.close();
-    release();
   }
 }
 
