@@ -20,7 +20,7 @@ import { bodyHash, REPLAYED_HEADER, readKey, requestFingerprint } from "./idempo
 import type { ImportRecord } from "./log-entry.ts";
 import type { EnvelopeField } from "./operation.ts";
 import { parseFlag } from "./request-target.ts";
-import { importSiteNames, siteFor } from "./site-access.ts";
+import { requestSite } from "./site-access.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 // What a streamed body holds in memory at most (a chunk of products being staged, and the bytes
@@ -103,8 +103,7 @@ async function applyEnvelope(
   if (envelope.problems.length > 0) {
     throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
   }
-  const { siteId, siteType } = importSiteNames(ctx.params, envelope);
-  const site = siteFor(ctx.grant, siteId, siteType);
+  const site = requestSite(ctx, { body: envelope });
   const applied = keyed(ctx, site, options, key, hash);
   record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, applied);
   sendSummary(ctx, record.summary);
@@ -115,11 +114,10 @@ async function applyEnvelope(
 // asked for when the catalog first reads the body, after a key's claim.
 async function importStream(ctx: RequestContext, format: StreamFormat): Promise<void> {
   const { req, res, services, params } = ctx;
-  const { siteId, siteType } = importSiteNames(params);
   const key = readKey(req);
   const hash = key === undefined ? undefined : bodyHash();
   // Refused before a byte is read: the catalog would say so only once it reads the body.
-  const site = siteFor(ctx.grant, siteId, siteType, services.catalog);
+  const site = requestSite(ctx, { catalog: services.catalog });
   const options = { ...keyed(ctx, site, importOptions(params), key, hash), format };
   const gzip = isGzip(req);
   checkDeclaredSize(req, services.maxStreamBytes);
