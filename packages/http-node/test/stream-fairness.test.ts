@@ -54,11 +54,20 @@ it("answers another token's import and a second request under the key while a ra
     .waitFor(hasCompleteResponse, TRICKLE_MS * 2)
     .then((text) => ({ status: parseRawResponse(text).status, at: performance.now() }));
 
-  const [b, second] = await Promise.all([other, refused]);
+  // The same key from another token of the site, with a JSON body: read whole, then refused.
+  const json = server
+    .request("POST", `${BULK}?siteId=${SITE_A.siteId}&siteType=${SITE_A.siteType}`, {
+      token: TOKENS.ab,
+      headers: { "idempotency-key": "trickled" },
+      json: { products: [product("json")] },
+    })
+    .then((response) => ({ status: response.status, at: performance.now() }));
+
+  const [b, second, third] = await Promise.all([other, refused, json]);
   await trickling;
-  expect(b.status).toBe(200);
-  expect(second.status).toBe(409);
+  expect([b.status, second.status, third.status]).toEqual([200, 409, 409]);
   expect(b.at).toBeLessThan(trickleEnded);
   expect(second.at).toBeLessThan(trickleEnded);
+  expect(third.at).toBeLessThan(trickleEnded);
   expect(parseRawResponse(await trickle.waitFor(hasCompleteResponse)).status).toBe(200);
 });
