@@ -78,7 +78,7 @@ describe("site addressing", () => {
   });
 
   it("publishes the site parameters of every product operation as optional, the single import's included", () => {
-    const document = buildOpenApi({ maxBodyBytes: 1_000, maxProductsPerRequest: 10 }) as {
+    const document = buildOpenApi({ maxBodyBytes: 1_000, maxProductsPerRequest: 10, notFoundStatus: 400 }) as {
       paths: Record<
         string,
         Record<string, { operationId: string; parameters?: { name?: string; required?: boolean }[] }>
