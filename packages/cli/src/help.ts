@@ -5,7 +5,7 @@
 export type CommandName = "serve" | "import" | "export" | "config check";
 
 const CONNECTION = `  --url URL                 the server (default: CATALOG_URL)
-  --site TYPE/ID            the site, for example shopify/shop-1
+  --site TYPE/ID            the site, for example shopify/shop-1 (default: the token's default site)
   --token-file FILE         a file holding the access token (default: CATALOG_TOKEN)`;
 
 const RETRIES = `  --retries N               try again up to N times (default 5) when the connection is refused

@@ -17,17 +17,12 @@ export interface ImportBody {
   canResend(): boolean;
 }
 
-/** The site a JSON body names, since a JSON import carries it in the body rather than the query. */
-export interface BodySite {
-  readonly siteId: string;
-  readonly siteType: string;
-}
-
 // Bytes read from the file at a time: with the stream's default (64 KiB) the command spent about
 // as much CPU on a gigabyte as the server did reading it.
 const READ_BYTES = 1 << 20;
 
-async function jsonBody(file: string, kind: FileKind, site: BodySite): Promise<Buffer> {
+// A JSON file's site, if it names one, stays in it; --site goes in the query, as for any file.
+async function jsonBody(file: string, kind: FileKind): Promise<Buffer> {
   const raw = file === "-" ? await buffer(process.stdin) : await readFile(file);
   let parsed: unknown;
   try {
@@ -36,13 +31,13 @@ async function jsonBody(file: string, kind: FileKind, site: BodySite): Promise<B
     throw new Error(`${file === "-" ? "Standard input" : file} is not JSON: ${(error as Error).message}`);
   }
   const envelope = Array.isArray(parsed) ? { products: parsed } : (parsed as Record<string, unknown>);
-  return Buffer.from(JSON.stringify({ siteId: site.siteId, siteType: site.siteType, ...envelope }));
+  return Buffer.from(JSON.stringify(envelope));
 }
 
 /** The body that sends `file` ("-": standard input) as `kind` says. */
-export async function importBody(file: string, kind: FileKind, site: BodySite): Promise<ImportBody> {
+export async function importBody(file: string, kind: FileKind): Promise<ImportBody> {
   if (kind.format === "json") {
-    const json = await jsonBody(file, kind, site);
+    const json = await jsonBody(file, kind);
     return { size: json.length, open: () => json, canResend: () => true };
   }
   if (file === "-") {

@@ -29,8 +29,6 @@ const TYPES = { csv: "text/csv", ndjson: "application/x-ndjson", json: "applicat
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 function target(to: Connection, kind: FileKind, query: Record<string, string>): URL {
-  // A JSON body names its site itself.
-  if (kind.format === "json") return new URL(`${BULK_PATH}?${new URLSearchParams(query)}`, to.url);
   return endpoint(to, kind.format === "csv" ? CSV_PATH : BULK_PATH, query);
 }
 
@@ -67,7 +65,7 @@ export async function importFile(args: readonly string[]): Promise<number> {
   if (values.replace) query.mode = "replace";
   if (values["allow-empty"]) query.allowEmpty = "true";
 
-  const body = await importBody(file, kind, to);
+  const body = await importBody(file, kind);
   const headers: OutgoingHttpHeaders = {
     "x-service-access-token": to.token,
     "content-type": TYPES[kind.format],

@@ -20,15 +20,36 @@ export const CONNECTION_OPTIONS = {
 /** `--retries N`: how often a request is tried again after no answer or a 503. */
 export const RETRIES_OPTION = { retries: { type: "string", default: "5" } } as const;
 
-/** Where to send requests, with which token, for which site. */
+/** Where to send requests, with which token, for which site (none: the token's default site). */
 export interface Connection {
   readonly url: URL;
   readonly token: string;
-  readonly siteType: string;
-  readonly siteId: string;
+  readonly site: { readonly siteType: string; readonly siteId: string } | undefined;
 }
 
-/** Reads `--url` (else `CATALOG_URL`), `--token-file` (else `CATALOG_TOKEN`) and `--site TYPE/ID`. */
+// The site of `--site TYPE/ID`, or a usage error that says what is wrong with it.
+function siteOf(given: string): { siteType: string; siteId: string } {
+  const slash = given.indexOf("/");
+  const wrong =
+    slash === -1
+      ? "has no slash"
+      : slash === 0
+        ? "has no type before its slash"
+        : slash === given.length - 1
+          ? "has no id after its slash"
+          : undefined;
+  if (wrong !== undefined) {
+    throw new UsageError(
+      `--site takes TYPE/ID, the site's type and id (for example --site shopify/shop-1): ${JSON.stringify(given)} ${wrong}`,
+    );
+  }
+  return { siteType: given.slice(0, slash), siteId: given.slice(slash + 1) };
+}
+
+/**
+ * Reads `--url` (else `CATALOG_URL`), `--token-file` (else `CATALOG_TOKEN`) and `--site TYPE/ID`
+ * (else the token's default site, which the server picks).
+ */
 export async function connection(values: {
   readonly url?: string | undefined;
   readonly "token-file"?: string | undefined;
@@ -47,18 +68,16 @@ export async function connection(values: {
   const file = values["token-file"];
   const token = (file === undefined ? process.env.CATALOG_TOKEN : await readFile(file, "utf8"))?.trim();
   if (!token) throw new UsageError("Give the access token in a file (--token-file F) or in CATALOG_TOKEN");
-  const slash = values.site?.indexOf("/") ?? -1;
-  if (values.site === undefined || slash < 1 || slash === values.site.length - 1) {
-    throw new UsageError("--site TYPE/ID is required (for example --site shopify/shop-1)");
-  }
-  return { url, token, siteType: values.site.slice(0, slash), siteId: values.site.slice(slash + 1) };
+  return { url, token, site: values.site === undefined ? undefined : siteOf(values.site) };
 }
 
-/** `path` on the server, with the site and any other parameters in the query. */
+/** `path` on the server, with the site, when one was given, and any other parameters in the query. */
 export function endpoint(to: Connection, path: string, query: Record<string, string> = {}): URL {
   const url = new URL(path, to.url);
-  url.searchParams.set("siteId", to.siteId);
-  url.searchParams.set("siteType", to.siteType);
+  if (to.site !== undefined) {
+    url.searchParams.set("siteId", to.site.siteId);
+    url.searchParams.set("siteType", to.site.siteType);
+  }
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   return url;
 }

@@ -13,9 +13,9 @@ export type Release = () => void;
 
 /**
  * Who may start reading a request body. A body is admitted when its token reads fewer than
- * `perToken` bodies and the bytes it may hold fit the global budget; the rest wait their turn,
- * unread. A slow client then holds its own token's places and at most `perToken` bodies' worth of
- * the budget, never a place another token needs.
+ * `perToken` bodies, holds at most half the budget with it, and the bytes it may hold fit the
+ * budget; the rest wait their turn, unread. A body counts at most half the budget, so whatever one
+ * token holds, the body of another token fits beside it: a slow client delays only its own token.
  */
 export interface Admission {
   /**
@@ -43,15 +43,27 @@ export function createAdmission(perToken: number, budget: number): Admission {
   if (!Number.isSafeInteger(budget) || budget < 1) {
     throw new RangeError(`bodyBytesInFlight must be a positive integer; got ${budget}`);
   }
-  const reading = new Map<object, number>();
+  // What one body counts at most, and one token holds at most; not rounded, so that even a budget
+  // of one byte keeps room for a second token.
+  const half = budget / 2;
+  const reading = new Map<object, { bodies: number; bytes: number }>();
   let used = 0;
   let admitted = 0;
   let waiting: Waiter[] = [];
 
-  const fits = (owner: object, bytes: number) => (reading.get(owner) ?? 0) < perToken && used + bytes <= budget;
+  const fits = (owner: object, bytes: number) => {
+    const held = reading.get(owner);
+    if (held === undefined) return used + bytes <= budget;
+    return held.bodies < perToken && held.bytes + bytes <= half && used + bytes <= budget;
+  };
 
   function take(owner: object, bytes: number): Release {
-    reading.set(owner, (reading.get(owner) ?? 0) + 1);
+    const held = reading.get(owner);
+    if (held === undefined) reading.set(owner, { bodies: 1, bytes });
+    else {
+      held.bodies++;
+      held.bytes += bytes;
+    }
     used += bytes;
     admitted++;
     let released = false;
@@ -59,9 +71,9 @@ export function createAdmission(perToken: number, budget: number): Admission {
       if (released) return;
       released = true;
       admitted--;
-      const left = (reading.get(owner) ?? 1) - 1;
-      if (left === 0) reading.delete(owner);
-      else reading.set(owner, left);
+      const held = reading.get(owner);
+      if (held !== undefined && --held.bodies === 0) reading.delete(owner);
+      else if (held !== undefined) held.bytes -= bytes;
       used -= bytes;
       // Any waiter that now fits goes, in arrival order: a large body waiting for room never
       // holds back a small one of another token.
@@ -84,8 +96,8 @@ export function createAdmission(perToken: number, budget: number): Admission {
       return waiting.length;
     },
     admit(owner, bytes, req) {
-      // A body larger than the whole budget could never be admitted: it waits for the whole budget.
-      const reserved = Math.min(bytes, budget);
+      // A body larger than half the budget would leave no room for another token's: it counts half.
+      const reserved = Math.min(bytes, half);
       if (fits(owner, reserved)) return Promise.resolve(take(owner, reserved));
       return new Promise<Release>((resolve, reject) => {
         const onGone = () => {

@@ -71,15 +71,25 @@ export interface BodyRead {
   readonly hash?: Hash | undefined;
 }
 
+/** A body being read: its chunks, and a way to stop reading it whether or not it was read. */
+export interface BodyStream extends AsyncIterable<Buffer> {
+  /**
+   * Stops reading, once the request is answered or abandoned: a body nobody iterates to its end
+   * would otherwise keep its idle timer, and so the process, alive.
+   */
+  close(): void;
+}
+
 /**
  * The body as an async iterable of Buffers, decoded when `gzip`. Both the bytes received and
  * the bytes decoded may be at most `limit`: past it, the iteration fails with
  * `PAYLOAD_TOO_LARGE` and decoding stops at once (a gzip bomb costs one chunk). A body silent for
  * `idleMs` fails with `REQUEST_TIMEOUT`, a client gone with `ClientGoneError`, corrupt gzip with
  * `INVALID_ENCODING`. Ending the iteration early stops reading, leaving the connection able to
- * carry an answer. Reading starts at once, after a 100 Continue when the client waits for one.
+ * carry an answer, as `close()` does. Reading starts at once, after a 100 Continue when the client
+ * waits for one.
  */
-export function streamBody(req: IncomingMessage, res: ServerResponse, read: BodyRead): AsyncIterable<Buffer> {
+export function streamBody(req: IncomingMessage, res: ServerResponse, read: BodyRead): BodyStream {
   const { limit, idleMs, tally, hash } = read;
   askedToContinue(req, res);
   const gunzip = read.gzip ? createGunzip() : undefined;
@@ -154,8 +164,12 @@ export function streamBody(req: IncomingMessage, res: ServerResponse, read: Body
   source.on("end", onEnd);
   source.on("error", onError);
   if (gunzip !== undefined) req.pipe(gunzip);
+  const close = () => {
+    if (!ended) fail(new ClientGoneError("The body was not read to its end"));
+  };
 
   return {
+    close,
     [Symbol.asyncIterator]: () => ({
       async next(): Promise<IteratorResult<Buffer>> {
         for (;;) {
@@ -173,7 +187,7 @@ export function streamBody(req: IncomingMessage, res: ServerResponse, read: Body
         }
       },
       async return(): Promise<IteratorResult<Buffer>> {
-        if (!ended) fail(new ClientGoneError("The body was not read to its end"));
+        close();
         return { value: undefined, done: true };
       },
     }),

@@ -5,7 +5,7 @@ import { setImmediate } from "node:timers/promises";
 import { LIST_LIMIT, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
 import { invalidQuery } from "./request-target.ts";
-import { checkSiteQuery, siteFor } from "./site-access.ts";
+import { requestSite } from "./site-access.ts";
 import { sendJson } from "./success.ts";
 
 const CONTENT_TYPE: Readonly<Record<StreamFormat, string>> = {
@@ -75,9 +75,8 @@ async function sendExport(ctx: RequestContext, site: Site, format: StreamFormat)
 
 /** Answers a page of the site's products, or, when Accept chose an export, the whole site as a file. */
 export async function serveList(ctx: RequestContext): Promise<void> {
-  const { siteId, siteType, limit, cursor } = ctx.params;
-  checkSiteQuery(siteId, siteType);
-  const site = siteFor(ctx.grant, siteId, siteType);
+  const { limit, cursor } = ctx.params;
+  const site = requestSite(ctx);
   if (ctx.format !== "json") return sendExport(ctx, site, ctx.format);
   const pageSize = parseLimit(limit);
   const options = {

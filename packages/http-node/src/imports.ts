@@ -11,6 +11,7 @@ import {
   type Site,
   type StreamFormat,
 } from "@catalog-kit/catalog-core";
+import { admittedBody } from "./admitted-body.ts";
 import { isGzip, parseJson } from "./body.ts";
 import { checkDeclaredSize, readBody, streamBody } from "./body-stream.ts";
 import type { RequestContext } from "./context.ts";
@@ -19,11 +20,12 @@ import { bodyHash, REPLAYED_HEADER, readKey, requestFingerprint } from "./idempo
 import type { ImportRecord } from "./log-entry.ts";
 import type { EnvelopeField } from "./operation.ts";
 import { parseFlag } from "./request-target.ts";
-import { importSiteNames, siteFor } from "./site-access.ts";
+import { requestSite } from "./site-access.ts";
 import { sendJson, summaryText } from "./success.ts";
 
 // What a streamed body holds in memory at most (a chunk of products being staged, and the bytes
-// decoded ahead), counted against the body budget in place of its size, which it never holds.
+// decoded ahead), counted against the body budget in place of its size, which it never holds; a
+// budget smaller than twice this counts it as half the budget (admission.ts).
 const STREAM_RESERVATION = 16 * 1024 * 1024;
 const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
 
@@ -101,34 +103,35 @@ async function applyEnvelope(
   if (envelope.problems.length > 0) {
     throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
   }
-  const { siteId, siteType } = importSiteNames(ctx.params, envelope);
-  const site = siteFor(ctx.grant, siteId, siteType);
+  const site = requestSite(ctx, { body: envelope });
   const applied = keyed(ctx, site, options, key, hash);
   record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, applied);
   sendSummary(ctx, record.summary);
 }
 
 // A raw CSV or NDJSON body, imported while it arrives: it holds a place of its token's uploads
-// from first byte to commit, and never more memory than a chunk, whatever its size.
+// from first byte to commit, and never more memory than a chunk, whatever its size. The place is
+// asked for when the catalog first reads the body, after a key's claim.
 async function importStream(ctx: RequestContext, format: StreamFormat): Promise<void> {
   const { req, res, services, params } = ctx;
-  const { siteId, siteType } = importSiteNames(params);
   const key = readKey(req);
   const hash = key === undefined ? undefined : bodyHash();
   // Refused before a byte is read: the catalog would say so only once it reads the body.
-  const site = siteFor(ctx.grant, siteId, siteType, services.catalog);
+  const site = requestSite(ctx, { catalog: services.catalog });
   const options = { ...keyed(ctx, site, importOptions(params), key, hash), format };
   const gzip = isGzip(req);
   checkDeclaredSize(req, services.maxStreamBytes);
-  const release = await services.admission.admit(ctx.grant, STREAM_RESERVATION, req);
   const record: ImportRecord = { format, bytes: 0 };
   ctx.import = record;
+  const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash };
+  const place = { admission: services.admission, owner: ctx.grant, bytes: STREAM_RESERVATION, req };
+  const body = admittedBody(place, () => streamBody(req, res, read));
   try {
-    const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash };
-    record.summary = await services.catalog.importStream(site, streamBody(req, res, read), options);
+    record.summary = await services.catalog.importStream(site, body, options);
     sendSummary(ctx, record.summary);
   } finally {
-    release();
+    // Answered before its body was read (a key in use), the body is not read by anyone.
+    body.close();
   }
 }
 

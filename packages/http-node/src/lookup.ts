@@ -5,7 +5,7 @@ import { type LookupOptions, productViewJson } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
 import type { ProblemEntry } from "./problem.ts";
 import { decodeProductId } from "./request-target.ts";
-import { checkSiteQuery, siteFor } from "./site-access.ts";
+import { requestSite } from "./site-access.ts";
 import { sendJson } from "./success.ts";
 
 const ANY_FIELD: LookupOptions = {};
@@ -15,14 +15,13 @@ const BY_SKU: LookupOptions = { by: "sku" };
 const BULK_KEY = "bulk";
 
 async function lookup(ctx: RequestContext, remove: boolean): Promise<void> {
-  const { siteId, siteType, by } = ctx.params;
+  const { by } = ctx.params;
   const problems: ProblemEntry[] = [];
   if (by !== undefined && by !== "id" && by !== "sku") {
     problems.push({ parameter: "by", message: "Query parameter by must be id or sku" });
   }
-  checkSiteQuery(siteId, siteType, problems);
   const key = decodeProductId(ctx.resource.kind === "product" ? ctx.resource.rawId : BULK_KEY);
-  const site = siteFor(ctx.grant, siteId, siteType);
+  const site = requestSite(ctx, { problems });
   const options = by === undefined ? ANY_FIELD : by === "id" ? BY_ID : BY_SKU;
   const { catalog } = ctx.services;
   if (remove) {

@@ -11,9 +11,7 @@ export const importing =
     const located =
       raw?.types[types[0] ?? ""] === "csv" ? "row and column" : "`line` and a `pointer` into that line's product";
     const site =
-      raw === undefined
-        ? "the token's default site, or the site the deprecated siteId and siteType body fields name"
-        : "the site the siteId and siteType query parameters name (or, deprecated, the JSON body's fields), else the token's default site";
+      "the site the siteId and siteType query parameters name (or, deprecated, the JSON body's fields), else the token's default site";
     return (
       `Imports ${typeof what === "string" ? what : what(limits)} into ${site}. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}` +
       (raw === undefined
@@ -24,12 +22,12 @@ export const importing =
 
 /** The rule of a lookup by `key`. */
 export const find = (key: string): string =>
-  `The product whose id is ${key}, else the one whose sku is (unless \`by\` says which).`;
+  `The product whose id is ${key}, else the one whose sku is (unless \`by\` says which), in the site the siteId and siteType query parameters name, else the token's default site.`;
 
 /** The description of the list. */
 export const LIST =
-  "A page of the site's products in id order (by code point), in the retrieval shape. Walking the cursors returns every product that exists for the whole walk exactly once, whatever is written meanwhile; products written during the walk may or may not appear. The whole site as a file is `exportProducts`; this path also answers it, for `Accept: text/csv` or `Accept: application/x-ndjson`, as it did before that operation had a path of its own.";
+  "A page of the products of the site the siteId and siteType query parameters name (else the token's default site), in id order (by code point), in the retrieval shape. Walking the cursors returns every product that exists for the whole walk exactly once, whatever is written meanwhile; products written during the walk may or may not appear. The whole site as a file is `exportProducts`; this path also answers it, for `Accept: text/csv` or `Accept: application/x-ndjson`, as it did before that operation had a path of its own.";
 
 /** The description of the export. */
 export const EXPORTS =
-  "Every product of the site as full Product Objects in the import formats, as `Accept` chooses: CSV with the spec's header (the default, when Accept names neither), or NDJSON, one product a line. Streamed: importing it back gives the same products (an empty description excepted in CSV, which cannot tell it from none).";
+  "Every product of the site the siteId and siteType query parameters name (else the token's default site) as full Product Objects in the import formats, as `Accept` chooses: CSV with the spec's header (the default, when Accept names neither), or NDJSON, one product a line. Streamed: importing it back gives the same products (an empty description excepted in CSV, which cannot tell it from none).";

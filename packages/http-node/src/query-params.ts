@@ -11,29 +11,27 @@ export interface QueryParam {
 
 const component = (name: string): QueryParam => ({ name, doc: { $ref: `#/components/parameters/${name}` } });
 
-// The examples name the site `npm start` creates in demo mode, so that they run as written.
-function siteParam(name: "siteId" | "siteType", required: boolean, description: string): QueryParam {
+// The examples name the site `npm start` creates in demo mode, so that they run as written. Every
+// route names its site the same way (`requestSite`): both parameters, or neither.
+function siteParam(name: "siteId" | "siteType", what: string, body = ""): QueryParam {
+  const description = `${name} of the site ${what}: give siteId and siteType both, or neither for the token's default site.${body}`;
   return {
     name,
-    doc: { name, in: "query", required, schema: { type: "string", minLength: 1 }, description, example: "demo" },
+    doc: { name, in: "query", required: false, schema: { type: "string", minLength: 1 }, description, example: "demo" },
   };
 }
 
-const importSite = (name: "siteId" | "siteType") =>
-  siteParam(
-    name,
-    false,
-    `${name} of the site to import into, whatever the body's media type: give siteId and siteType both, or neither for the token's default site. A JSON body may name its site in its own (deprecated) fields instead; where both name one, they must agree.`,
-  );
+const BODY_FIELDS =
+  " A JSON body may name its site in its own (deprecated) fields instead; where both name one, they must agree.";
 
-/** The site of a lookup or a list: required. */
-export const SITE_ID = siteParam("siteId", true, "siteId of the site to search in");
+/** The site of a lookup or a list: both, or neither for the token's default site. */
+export const SITE_ID = siteParam("siteId", "to search in");
 /** See `SITE_ID`. */
-export const SITE_TYPE = siteParam("siteType", true, "siteType of the site to search in");
-/** The site of a bulk import, of any body: both, or neither for the token's default site. */
-export const IMPORT_SITE_ID = importSite("siteId");
+export const SITE_TYPE = siteParam("siteType", "to search in");
+/** The site of an import, of any body: both, or neither for the token's default site. */
+export const IMPORT_SITE_ID = siteParam("siteId", "to import into, whatever the body's media type", BODY_FIELDS);
 /** See `IMPORT_SITE_ID`. */
-export const IMPORT_SITE_TYPE = importSite("siteType");
+export const IMPORT_SITE_TYPE = siteParam("siteType", "to import into, whatever the body's media type", BODY_FIELDS);
 /** Which field a lookup matches. */
 export const BY = component("by");
 /** An import that checks and counts, and writes nothing. */

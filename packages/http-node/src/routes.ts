@@ -125,7 +125,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       POST: operation({
         action: "single",
         token: true,
-        query: [DRY_RUN],
+        query: [DRY_RUN, IMPORT_SITE_ID, IMPORT_SITE_TYPE],
         body: { field: "product" },
         serve: serveImport,
         doc: {

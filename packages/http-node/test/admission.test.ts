@@ -23,6 +23,24 @@ describe("createAdmission", () => {
     await expect(waiting).rejects.toMatchObject({ name: "ClientGoneError" });
   });
 
+  // The budget is the operator's to choose, down to one body's worth: whatever one token holds,
+  // the largest body of another is admitted at once.
+  test.prop([fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 1_000 }), fc.array(fc.nat(2_000))])(
+    "admits another token's body at once, whatever one token holds",
+    async (perToken, budget, sizes) => {
+      const admission = createAdmission(perToken, budget);
+      const slow = {};
+      for (const bytes of sizes.slice(0, perToken)) void admission.admit(slow, bytes, request());
+      await settle();
+      let admitted = false;
+      void admission.admit({}, budget * 2, request()).then(() => {
+        admitted = true;
+      });
+      await settle();
+      expect(admitted).toBe(true);
+    },
+  );
+
   // A model of what must hold after every step: no token over its share, no byte over the budget,
   // and nobody left waiting who would fit.
   test.prop([
@@ -37,12 +55,13 @@ describe("createAdmission", () => {
     ),
   ])("never exceeds its limits and never leaves a body waiting that fits", async (perToken, budget, steps) => {
     const admission = createAdmission(perToken, budget);
+    const half = budget / 2;
     const owners = [{}, {}, {}, {}];
     const held: { owner: number; bytes: number; release: Release }[] = [];
     const waiting = new Set<{ owner: number; bytes: number }>();
     for (const step of steps) {
       if (step.admit) {
-        const entry = { owner: step.owner, bytes: Math.min(step.bytes, budget) };
+        const entry = { owner: step.owner, bytes: Math.min(step.bytes, half) };
         waiting.add(entry);
         void admission.admit(owners[step.owner] as object, step.bytes, request()).then((release) => {
           waiting.delete(entry);
@@ -56,12 +75,17 @@ describe("createAdmission", () => {
       await settle();
       const used = held.reduce((sum, entry) => sum + entry.bytes, 0);
       expect(used).toBeLessThanOrEqual(budget);
+      const mine = (owner: number) => held.filter((entry) => entry.owner === owner);
+      const bytesOf = (owner: number) => mine(owner).reduce((sum, entry) => sum + entry.bytes, 0);
       for (let owner = 0; owner < owners.length; owner++) {
-        expect(held.filter((entry) => entry.owner === owner).length).toBeLessThanOrEqual(perToken);
+        expect(mine(owner).length).toBeLessThanOrEqual(perToken);
+        expect(bytesOf(owner)).toBeLessThanOrEqual(half);
       }
       for (const entry of waiting) {
-        const mine = held.filter((h) => h.owner === entry.owner).length;
-        expect(mine >= perToken || used + entry.bytes > budget).toBe(true);
+        const full = mine(entry.owner).length >= perToken || bytesOf(entry.owner) + entry.bytes > half;
+        expect(full || used + entry.bytes > budget).toBe(true);
+        // One token never keeps another out: a body waits only while others hold bytes too.
+        expect(held.every((h) => h.owner === entry.owner) && mine(entry.owner).length > 0 ? full : true).toBe(true);
       }
     }
   });

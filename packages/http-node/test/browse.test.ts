@@ -87,7 +87,7 @@ describeEachStore("browse", (store) => {
         expect(await json(response), query).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ parameter }] });
       }
       const missing = await server.request("GET", `${BASE}?siteId=shop-a`, { token: TOKENS.admin });
-      expect(await json(missing)).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ parameter: "siteType" }] });
+      expect(await json(missing)).toMatchObject({ code: "SITE_REQUIRED", errors: [{ parameter: "siteType" }] });
       const foreign = await server.request("GET", `${BASE}?${q(SITE_B)}`, { token: TOKENS.a });
       expect(await json(foreign)).toMatchObject({ code: "SITE_NOT_FOUND" });
       expect((await server.request("GET", `${BASE}?${q()}`)).status).toBe(401);

@@ -95,8 +95,8 @@ describeEachStore("lookups and deletes", (store) => {
       expect(await response.json()).toMatchObject({ id: "bulk", sku: "BULK-SKU" });
     });
 
-    it("requires siteId and siteType, naming each missing parameter", async () => {
-      const none = await problemOf(await server.request("GET", `${BASE}/g-1`, admin), 400, "VALIDATION_FAILED");
+    it("requires siteId and siteType of a token without a default site, naming each missing parameter", async () => {
+      const none = await problemOf(await server.request("GET", `${BASE}/g-1`, admin), 400, "SITE_REQUIRED");
       expect(none.errors).toEqual([
         { parameter: "siteId", message: expect.any(String) },
         { parameter: "siteType", message: expect.any(String) },
@@ -179,11 +179,11 @@ describeEachStore("lookups and deletes", (store) => {
       );
     });
 
-    it("requires siteId and siteType", async () => {
+    it("requires siteId and siteType both, or neither", async () => {
       const body = await problemOf(
         await server.request("DELETE", `${BASE}/x?siteType=shopify`, admin),
         400,
-        "VALIDATION_FAILED",
+        "SITE_REQUIRED",
       );
       expect(body.errors).toEqual([{ parameter: "siteId", message: expect.any(String) }]);
     });
@@ -214,7 +214,7 @@ describeEachStore("lookups and deletes", (store) => {
           400,
           "SITE_REQUIRED",
         );
-        expect(body.errors.map((error) => error.pointer)).toEqual(["/siteId", "/siteType"]);
+        expect(body.errors.map((error) => error.parameter)).toEqual(["siteId", "siteType"]);
       }
     });
 
@@ -225,7 +225,7 @@ describeEachStore("lookups and deletes", (store) => {
       });
       expect(onlyId.headers.get("deprecation")).toBe("true");
       const body = await problemOf(onlyId, 400, "SITE_REQUIRED");
-      expect(body.errors).toEqual([{ pointer: "/siteType", message: expect.any(String) }]);
+      expect(body.errors).toEqual([{ parameter: "siteType", message: expect.any(String) }]);
       const onlyType = await problemOf(
         await server.request("POST", BASE, {
           token: TOKENS.a,
@@ -234,7 +234,7 @@ describeEachStore("lookups and deletes", (store) => {
         400,
         "SITE_REQUIRED",
       );
-      expect(onlyType.errors).toEqual([{ pointer: "/siteId", message: expect.any(String) }]);
+      expect(onlyType.errors).toEqual([{ parameter: "siteId", message: expect.any(String) }]);
     });
 
     it("marks successful requests that use the body's siteId/siteType as deprecated", async () => {

@@ -171,16 +171,24 @@ const DEFAULT_SITE = new Map<string | undefined, Site>([
   [TOKENS.hashed, SITE_A],
 ]);
 
+/** The site of a request that succeeded: its query's, else its body's, else its token's default site. */
+function siteOf(request: Exchange, url: URL, body?: Record<string, unknown>): Site {
+  const siteId = url.searchParams.get("siteId") ?? (body?.siteId as string | undefined);
+  const siteType = url.searchParams.get("siteType") ?? (body?.siteType as string | undefined);
+  if (siteId === undefined && siteType === undefined) return DEFAULT_SITE.get(request.token) as Site;
+  return { siteId: siteId as string, siteType: siteType as string };
+}
+
 /** The site, key and field of a lookup or delete; `undefined` for any other request. */
 function lookupOf(request: Exchange): { site: Site; key: string; by: string | null } | undefined {
   const url = new URL(server.url + request.target);
   if (!url.pathname.startsWith(`${BASE}/`) || (request.method !== "GET" && request.method !== "DELETE")) return;
   const raw = url.pathname.slice(BASE.length + 1);
-  const site = {
-    siteId: url.searchParams.get("siteId") as string,
-    siteType: url.searchParams.get("siteType") as string,
+  return {
+    site: siteOf(request, url),
+    key: raw.includes("%") ? decodeURIComponent(raw) : raw,
+    by: url.searchParams.get("by"),
   };
-  return { site, key: raw.includes("%") ? decodeURIComponent(raw) : raw, by: url.searchParams.get("by") };
 }
 
 /**
@@ -193,10 +201,7 @@ function replay(request: Exchange, answer: string): void {
     if (url.searchParams.get("dryRun") === "true") return;
     const text = typeof request.body === "string" ? request.body : new TextDecoder().decode(request.body);
     const body = JSON.parse(text) as Record<string, unknown>;
-    const site =
-      body.siteId === undefined
-        ? (DEFAULT_SITE.get(request.token) as Site)
-        : { siteId: body.siteId as string, siteType: body.siteType as string };
+    const site = siteOf(request, url, body);
     const products =
       url.pathname === BASE
         ? [body.product as Stored]
