@@ -29,6 +29,8 @@ it("README.md: every curl of the tour answers, in demo mode, what the README sho
   const token = /Access token: (\S+)/.exec(out)?.[1] as string;
   const steps = docSteps(readme);
   expect(steps.length).toBeGreaterThanOrEqual(9);
+  // The compressed import runs too, on a file the tour has shown by then.
+  expect(steps.filter(({ files }) => files["-"] !== undefined)).toHaveLength(1);
   for (const { command, expected, status, files } of steps) {
     expect(command).toContain(DOC_URL);
     const response = await performCurl(parseCurl(command.replaceAll(DOC_URL, url).replaceAll("$TOKEN", token), files));
