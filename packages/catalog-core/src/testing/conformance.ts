@@ -285,7 +285,8 @@ export function testCatalogStore(
     testModel(() => store, numRuns);
 
     // A clause that does not apply is listed as skipped under its reason, never passed.
-    const lostBackend = "a store whose backend is unreachable rejects every call, ping included, with STORAGE_UNAVAILABLE";
+    const lostBackend =
+      "a store whose backend is unreachable rejects every call, ping included, with STORAGE_UNAVAILABLE";
     const { breakable, closing } = options;
     if (typeof breakable === "function") test(lostBackend, () => checkLostBackend(breakable), 120_000);
     else test.skip(`${lostBackend} (not applicable: ${breakable.notApplicable})`, () => {});
