@@ -4,5 +4,7 @@ import { testCatalogStore } from "@catalog-kit/catalog-core/testing";
 
 testCatalogStore(() => createMemoryStore(), {
   breakable: { notApplicable: "the memory store keeps its products in this process: there is no backend to lose" },
-  closing: { notApplicable: "the memory store opens nothing, so close has nothing to let go of and it keeps answering" },
+  closing: {
+    notApplicable: "the memory store opens nothing, so close has nothing to let go of and it keeps answering",
+  },
 });

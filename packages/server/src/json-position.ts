@@ -16,7 +16,10 @@ const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
 
 // Thrown at the first offset where the text cannot go on as JSON.
 class Stop {
-  constructor(readonly at: number) {}
+  readonly at: number;
+  constructor(at: number) {
+    this.at = at;
+  }
 }
 
 /** The offset of the first character at which `text` is not valid JSON (its length when it ends too soon), or undefined when it is valid. */
@@ -40,31 +43,46 @@ export function jsonErrorOffset(text: string): number | undefined {
     expect('"');
     for (;;) {
       sticky(STRING_CHUNK);
-      if (text[i] === '"') return void i++;
+      if (text[i] === '"') break;
       if (text[i] !== "\\") throw new Stop(i);
       // As JSON.parse counts it: a bad escape is wrong at its letter, not at its backslash.
       if (!sticky(ESCAPE)) throw new Stop(i + 1);
     }
+    i++;
+  };
+  const member = () => {
+    string();
+    space();
+    expect(":");
+    value();
+  };
+  // An object's members or an array's values, `i` at its opening bracket.
+  const items = (close: string, item: () => void) => {
+    i++;
+    space();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      space();
+      item();
+      space();
+      if (text[i] === close) break;
+      expect(",");
+    }
+    i++;
   };
   const value = (): void => {
     space();
     const c = text[i];
-    if (c === "{") return members("}", () => (string(), space(), expect(":"), value()));
-    if (c === "[") return members("]", value);
-    if (c === '"') return string();
-    for (const word of ["true", "false", "null"]) if (text.startsWith(word, i)) return void (i += word.length);
-    if (!sticky(NUMBER)) throw new Stop(i);
-  };
-  const members = (close: string, member: () => void) => {
-    i++;
-    space();
-    if (text[i] === close) return void i++;
-    for (;;) {
-      space();
-      member();
-      space();
-      if (text[i] === close) return void i++;
-      expect(",");
+    if (c === "{") items("}", member);
+    else if (c === "[") items("]", value);
+    else if (c === '"') string();
+    else {
+      const word = ["true", "false", "null"].find((literal) => text.startsWith(literal, i));
+      if (word !== undefined) i += word.length;
+      else if (!sticky(NUMBER)) throw new Stop(i);
     }
   };
   try {
