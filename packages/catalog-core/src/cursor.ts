@@ -2,10 +2,13 @@
 import { invalidOption } from "./errors.ts";
 
 /**
- * What a list cursor looks like: canonical base64url without padding (what Node writes), published
- * in the OpenAPI document. Every non-empty string of it is a cursor `listProducts` takes.
+ * What a list cursor looks like: canonical base64url without padding (what Node writes), not
+ * empty, published in the OpenAPI document. Every string of it is a cursor `listProducts` takes.
+ * The pattern itself excludes the empty string: a generator that reads a pattern beside a
+ * `minLength` may draw the length first and then a string the pattern refuses.
  */
-export const CURSOR_PATTERN = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-][AQgw]|[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048])?$/;
+export const CURSOR_PATTERN =
+  /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{4}|[A-Za-z0-9_-][AQgw]|[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048])$/;
 
 /** A cursor names the last id of its page; base64url keeps it opaque and safe in a query string. */
 export function encodeCursor(id: string): string {

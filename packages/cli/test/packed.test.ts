@@ -55,6 +55,19 @@ it("npm install of the packed cli gives a catalog-kit that serves, imports and e
     run(bin, args, { cwd: dir as string, env: { ...env, ...extra }, timeout: 30_000 });
 
   expect((await command(["--version"])).stdout).toBe("0.1.0\n");
+
+  // A TypeScript user of the installed adapter sees pg's types in its options, not `any`: the
+  // package brings the declarations its own declarations import.
+  await writeFile(
+    join(dir, "types.ts"),
+    'import type { PostgresStoreOptions } from "@catalog-kit/adapter-postgres";\n' +
+      "// @ts-expect-error a number is not a pg.Pool\n" +
+      "export const pool: PostgresStoreOptions['pool'] = 42;\n",
+  );
+  const compilerOptions = { module: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, types: [] };
+  await writeFile(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["types.ts"] }));
+  const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  await expect(run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: dir })).resolves.toBeDefined();
   // Its help, and nothing else: a server started here would keep the call from returning.
   expect((await command(["serve", "--help"], { PORT: "0" })).stdout).toContain("Usage: catalog-kit serve");
 

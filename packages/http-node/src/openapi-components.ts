@@ -9,7 +9,7 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (schema: object, example: unknown) => ({ "application/json": { schema, example } });
 /** The product rules JSON Schema cannot say, in words (the catalog enforces them). */
 export const KEY_RULES =
-  "An id or sku never contains control characters and never starts or ends with white space; " +
+  "An id or sku never contains control characters and never starts or ends with white space (its pattern); " +
   "`price_min` must not be greater than `price_max`.";
 
 function withoutDialect(schema: object): object {
@@ -63,8 +63,10 @@ const parameters = {
     name: "X-Request-Id",
     in: "header",
     required: false,
-    schema: { type: "string", pattern: "^[A-Za-z0-9_.~:-]{1,128}$" },
-    description: "Your id for the request, echoed back and logged; anything else is replaced by a generated id",
+    // Any value is taken: the server never refuses a request for its id, so the schema says none.
+    schema: { type: "string" },
+    description:
+      "Your id for the request, echoed back, logged and named in problems when it is 1 to 128 letters, digits and `_ . ~ : -`; any other value is accepted and replaced by a generated id",
   },
   mode: {
     name: "mode",
@@ -123,6 +125,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
       }),
       CsvImportRequest: importRequest("csvContent", {
         type: "string",
+        minLength: 1,
         description: `CSV text: a header row of product field names, then one product per row. ${KEY_RULES}`,
       }),
       SingleImportRequest: importRequest("product", { ...ref("Product"), description: KEY_RULES }),

@@ -2,6 +2,7 @@
 // of each stream format. They are checked against the document's own schemas whenever the
 // document is linted.
 import type { StreamFormat } from "@catalog-kit/catalog-core";
+import manifest from "../package.json" with { type: "json" };
 import { summaryText } from "./success.ts";
 
 const product = {
@@ -21,7 +22,20 @@ const product = {
 /** The request and success examples of the OpenAPI document, by operation. */
 export const EXAMPLES = {
   importProduct: { product },
-  importProducts: { products: [product, { ...product, id: "tshirt-002", sku: "TS-002-WHT-M" }] },
+  importProducts: {
+    products: [
+      product,
+      {
+        ...product,
+        id: "tshirt-002",
+        sku: "TS-002-WHT-M",
+        title: "White T-shirt, M",
+        images: ["https://shop.example/img/ts-002-front.jpg"],
+        featured_image: "https://shop.example/img/ts-002.jpg",
+        url: "https://shop.example/products/tshirt-002",
+      },
+    ],
+  },
   importCsv: {
     csvContent:
       "id,sku,title,available,featured_image,url\ntshirt-001,TS-001-BLK-M,Black T-shirt,true,https://shop.example/img/ts-001.jpg,https://shop.example/products/tshirt-001\n",
@@ -49,7 +63,7 @@ export const EXAMPLES = {
   },
   deleteResult: { message: 'Product "tshirt-001" (sku "TS-001-BLK-M") deleted' },
   health: { status: "ok" },
-  openapi: { openapi: "3.1.0", info: { title: "catalog-kit product catalog", version: "1.0.0" }, paths: {} },
+  openapi: { openapi: "3.1.0", info: { title: "catalog-kit product catalog", version: manifest.version }, paths: {} },
   problem: {
     type: "urn:catalog-kit:problem:method-not-allowed",
     title: "Method not allowed",

@@ -8,6 +8,7 @@ import {
   PRODUCT_LIMITS,
   type StreamFormat,
 } from "@catalog-kit/catalog-core";
+import manifest from "../package.json" with { type: "json" };
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
@@ -196,7 +197,8 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     openapi: "3.1.0",
     info: {
       title: "catalog-kit product catalog",
-      version: "1.0.0",
+      // The package's own version, so that the document cannot drift from what is installed.
+      version: manifest.version,
       license: { name: "MIT", identifier: "MIT" },
       description: `Imports, retrieves and deletes the products of a site. JSON request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows); raw CSV and NDJSON bodies, streamed, at most ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products. Every error is an RFC 9457 problem+json body with a stable \`code\`.`,
     },

@@ -58,7 +58,7 @@ export const CURSOR: QueryParam = {
     name: "cursor",
     in: "query",
     required: false,
-    schema: { type: "string", minLength: 1, pattern: CURSOR_PATTERN.source },
+    schema: { type: "string", pattern: CURSOR_PATTERN.source },
     description:
       "The `nextCursor` of the page before. Any other string of the pattern starts the page at some place in id order.",
   },

@@ -1,4 +1,4 @@
-// CONTRACT.md, "Idempotent imports", over HTTP: every import channel replays under its key (same
+// The README's `Idempotency-Key` section, over HTTP: every import channel replays under its key (same
 // status, the same bytes, `Idempotent-Replayed`, nothing applied again), a retry after a cut
 // connection answers the original counts, another request under a used key is 422, a key in use
 // is 409, refused, failed and dry-run imports leave the key unused, bad keys are 400 naming the

@@ -1,6 +1,6 @@
-// CONTRACT.md, "One answer per rule": a rule gives the same answer whichever way the products
-// arrive. Every case of support/one-answer-*.ts is sent over every channel that can carry it
-// (bulk JSON, csvContent, single product, raw CSV, raw NDJSON, gzip raw bodies; see
+// The root README's "The rules", one answer each: a rule gives the same answer whichever way the
+// products arrive. Every case of support/one-answer-*.ts is sent over every channel that can carry
+// it (bulk JSON, csvContent, single product, raw CSV, raw NDJSON, gzip raw bodies; see
 // support/channels.ts), each on a fresh site, and the answers must agree: status, code, detail,
 // errorCount, the entries beyond their locations (which must name the same product and field),
 // success bodies, and the site afterwards. Then random product lists, valid and not, encodable
@@ -20,8 +20,8 @@ import { product, startTestServer, type TestServer } from "./support/test-server
 const NUM_RUNS = 30;
 const MAX_SHRINKS = 40;
 
-// The encoders are the test's own code: before any server, they must produce what CONTRACT.md's
-// CSV and NDJSON rules read back as the very records given, at the rows and lines they claim.
+// The encoders are the test's own code: before any server, they must produce what the README's
+// CSV and NDJSON rules (csvContent, raw bodies) read back as the very records given, at the rows and lines they claim.
 describe("the channel encoders", () => {
   it("write CSV cells and rows by the contract's rules", () => {
     const records = [

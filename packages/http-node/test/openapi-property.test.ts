@@ -1,10 +1,12 @@
 // Requests a schema-driven tester would make: for a few operations, parameter values drawn from
 // the schemas /openapi.json publishes, sent to a real server. Every answer is one the document
 // declares, and a request the document allows is not refused.
+import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   answerChecker,
+  DEMO_TOKEN,
   type Document,
   exchangeOf,
   type Operation,
@@ -132,3 +134,85 @@ describe("requests drawn from the document's schemas", () => {
     expect(server.errors).toEqual([]);
   });
 });
+
+// A validator of one schema of the document, by its JSON pointer.
+function validatorOf(at: string): (value: unknown) => boolean {
+  const ajv = new Ajv2020({ strict: false, validateSchema: false });
+  ajv.addSchema(doc as object, "doc");
+  const validate = ajv.compile({ $ref: `doc#${at}` });
+  return (value) => validate(value) === true;
+}
+
+const requestIdSchema = () => validatorOf("/components/parameters/requestId/schema");
+const headers = (extra: Record<string, string> = {}) => ({ "x-service-access-token": DEMO_TOKEN, ...extra });
+
+describe("the document allows what the server takes, and refuses what it refuses", () => {
+  it("X-Request-Id: any value is taken (an unusable one replaced), so the document allows any", async () => {
+    const valid = requestIdSchema();
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[!-~]{1,200}$/), async (id) => {
+        const answer = await send(server.url, {
+          method: "GET",
+          path: `${LIST}?siteId=demo&siteType=demo`,
+          headers: headers({ "x-request-id": id }),
+        });
+        expect(answer.status, id).toBe(200);
+        expect(valid(id), id).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("ids and skus: the Product schema allows exactly the keys the server takes", async () => {
+    const allows = validatorOf("/components/schemas/Product");
+    let count = 0;
+    const units = ["a", "Z", "0", "é", " ", "\t", "\n", "\u0001", "\u001f", "\u007f", "\u0085", "\u009f"];
+    const spaces = ["\u00a0", "\u1680", "\u2003", "\u2028", "\u202f", "\u3000", "\ufeff"];
+    const key = fc.array(fc.constantFrom(...units, ...spaces), { maxLength: 5 }).map((chars) => chars.join(""));
+    await fc.assert(
+      fc.asyncProperty(key, fc.constantFrom("id", "sku"), async (value, field) => {
+        // The other key of its own, so that no product imported before holds it: only `value` can fail.
+        const other = `key-${++count}`;
+        const body = { product: { ...sampleImport(), id: other, sku: other, [field]: value } };
+        const allowed = allows(body.product);
+        const answer = await send(server.url, {
+          method: "POST",
+          path: `${LIST}?dryRun=true`,
+          headers: headers({ "content-type": "application/json" }),
+          body: JSON.stringify(body),
+        });
+        const said = `${field} ${JSON.stringify(value)}: ${answer.status} ${answer.text.slice(0, 200)}`;
+        expect({ said, taken: answer.status === 200 }).toEqual({ said, taken: allowed });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("csvContent: an empty CSV is refused, and the document does not allow it", async () => {
+    const csvRequest = validatorOf("/components/schemas/CsvImportRequest");
+    const answer = await send(server.url, {
+      method: "POST",
+      path: `${LIST}/bulk/csv?dryRun=true`,
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ csvContent: "" }),
+    });
+    expect(answer.status).toBe(400);
+    expect(csvRequest({ csvContent: "" })).toBe(false);
+  });
+
+  it("cursor: its pattern alone allows no empty cursor, so a generator reading the pattern draws none", () => {
+    const cursor = parametersOf(doc, operation(LIST, "get")).find((param) => param.name === "cursor");
+    const pattern = new RegExp(cursor?.schema.pattern as string, "u");
+    expect(pattern.test("")).toBe(false);
+    expect(pattern.test("0")).toBe(false);
+    expect(cursor?.schema.minLength).toBeUndefined();
+  });
+});
+
+// The first product of the bulk example: valid, so that only the field under test can fail.
+function sampleImport(): Record<string, unknown> {
+  const example = operation(`${LIST}/bulk`, "post").requestBody?.content["application/json"]?.example as {
+    products: Record<string, unknown>[];
+  };
+  return { ...example.products[0] };
+}

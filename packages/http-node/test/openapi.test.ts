@@ -1,10 +1,13 @@
 import { productJsonSchemas } from "@catalog-kit/catalog-core";
 import { describe, expect, it } from "vitest";
+import manifest from "../package.json" with { type: "json" };
 import { buildOpenApi } from "../src/openapi.ts";
+import { EXAMPLES } from "../src/openapi-examples.ts";
 import { PROBLEM_STATUSES } from "../src/problem.ts";
 
 type Doc = {
   openapi: string;
+  info: { version: string };
   paths: Record<
     string,
     Record<string, { operationId: string; responses: Record<string, unknown>; security?: unknown[] }>
@@ -47,6 +50,17 @@ describe("the OpenAPI document", () => {
       name: "X-Service-Access-Token",
     });
     expect(doc.paths["/healthz"]?.get?.security).toEqual([]);
+  });
+
+  it("carries the package's version, in the document and in its own example", () => {
+    expect(doc.info.version).toBe(manifest.version);
+    expect(EXAMPLES.openapi.info.version).toBe(manifest.version);
+  });
+
+  it("shows distinct products in the bulk example: each its own title and URL", () => {
+    const products = EXAMPLES.importProducts.products;
+    for (const field of ["id", "sku", "title", "url", "featured_image"] as const)
+      expect(new Set(products.map((p) => p[field])).size, field).toBe(products.length);
   });
 
   it("publishes the product schemas generated from the validation schemas, not written by hand", () => {

@@ -31,6 +31,7 @@ import {
   isTokenSite,
 } from "@catalog-kit/http-node";
 import * as v from "valibot";
+import { jsonErrorOffset, placeOf } from "./json-position.ts";
 
 /** Default of the config's `limits.requestTimeoutMs`: 10 minutes to send a whole request. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
@@ -261,7 +262,8 @@ export async function loadConfig(file: string): Promise<ServerConfig> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(file, [`Not valid JSON: ${(error as Error).message}`]);
+    const { line, column } = placeOf(text, jsonErrorOffset(text) ?? 0);
+    throw new ConfigError(file, [`Not valid JSON at line ${line}, column ${column}: ${(error as Error).message}`]);
   }
   return parseConfig(json, file);
 }

@@ -3,7 +3,7 @@ export interface CurlRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: Record<string, string>;
-  readonly body: string | undefined;
+  readonly body: string | Uint8Array | undefined;
 }
 
 /** Splits a POSIX shell command line into words (single and double quotes, backslashes). */
@@ -35,14 +35,14 @@ export function shellWords(line: string): string[] {
 
 /**
  * Interprets the curl options the project's documentation uses: -X, -H, -d/--data, -s/-S/-i
- * flags; `--data-binary @name` sends the file `name` of `files`.
+ * flags; `--data-binary @name` sends the file `name` of `files` (`@-`: the standard input, `-`).
  */
-export function parseCurl(line: string, files: Readonly<Record<string, string>> = {}): CurlRequest {
+export function parseCurl(line: string, files: Readonly<Record<string, string | Uint8Array>> = {}): CurlRequest {
   const words = shellWords(line.replace(/\\\n/g, " "));
   if (words[0] !== "curl") throw new Error(`Not a curl command: ${line}`);
   let method: string | undefined;
   let url: string | undefined;
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   const headers: Record<string, string> = {};
   for (let i = 1; i < words.length; i++) {
     const word = words[i] as string;

@@ -1,3 +1,5 @@
+import { gzipSync } from "node:zlib";
+
 /** One runnable command of a Markdown document, with the answer the document shows for it. */
 export interface DocStep {
   readonly command: string;
@@ -5,14 +7,18 @@ export interface DocStep {
   readonly expected: unknown;
   /** 200, or the `status` of an expected problem body. */
   readonly status: number;
-  /** The files the document shows before the command, by name, for `--data-binary @name`. */
-  readonly files: Readonly<Record<string, string>>;
+  /**
+   * The files the document shows before the command, by name, for `--data-binary @name`; `-` is
+   * the standard input of a command piped from `gzip -c name`, that file compressed.
+   */
+  readonly files: Readonly<Record<string, string | Uint8Array>>;
 }
 
 /**
  * The `curl` commands of the ```sh blocks of a document (other languages are shown, not run),
- * each with the ```json block that follows its block, if any. A block whose info string names a
- * file after its language (```csv products.csv) is that file's content.
+ * each with the ```json block that follows its block, if any; a `gzip -c name | curl ...` line is
+ * its curl, given the file compressed as `-`. A block whose info string names a file after its
+ * language (```csv products.csv) is that file's content.
  */
 export function docSteps(markdown: string): DocStep[] {
   const blocks = [...markdown.matchAll(/^```(\w+)(?: ([\w.-]+))?\n([\s\S]*?)^```$/gm)].map(([, lang, file, body]) => ({
@@ -21,16 +27,23 @@ export function docSteps(markdown: string): DocStep[] {
     body: body as string,
   }));
   const steps: DocStep[] = [];
-  const files: Record<string, string> = {};
+  const files: Record<string, string | Uint8Array> = {};
   blocks.forEach(({ lang, file, body }, index) => {
     if (file !== undefined) files[file] = body;
     if (lang !== "sh") return;
     const next = blocks[index + 1];
     const expected = next?.lang === "json" ? JSON.parse(next.body) : undefined;
     const stated = (expected as { status?: unknown } | undefined)?.status;
-    for (const command of body.replace(/\\\n\s*/g, " ").split("\n")) {
-      if (command.startsWith("curl "))
-        steps.push({ command, expected, status: typeof stated === "number" ? stated : 200, files: { ...files } });
+    const status = typeof stated === "number" ? stated : 200;
+    for (const line of body.replace(/\\\n\s*/g, " ").split("\n")) {
+      const [, piped, command = line] = /^gzip -c ([\w.-]+) \| (curl .*)$/.exec(line) ?? [];
+      if (!command.startsWith("curl ")) continue;
+      if (piped === undefined) steps.push({ command, expected, status, files: { ...files } });
+      else {
+        const file = files[piped];
+        if (file === undefined) throw new Error(`No file ${piped} shown before: ${line}`);
+        steps.push({ command, expected, status, files: { ...files, "-": gzipSync(file) } });
+      }
     }
   });
   return steps;

@@ -8,6 +8,7 @@ import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { type BreakableStore, checkClosed, checkLostBackend, type NotApplicable } from "./failures.ts";
 import { testKeys } from "./keys.ts";
 import { testList } from "./list.ts";
 import { testModel } from "./properties.ts";
@@ -21,16 +22,28 @@ export interface ConformanceOptions {
   readonly numRuns?: number;
   /** Size of the batch that checks large imports stay all-or-nothing. Default 12,000. */
   readonly largeBatch?: number;
+  /**
+   * For the clause on a lost backend: opens a store of its own whose backend can be made
+   * unreachable, or says why a store has no backend to lose (an in-process store). Required, so
+   * that an adapter never passes the clause by leaving it out.
+   */
+  readonly breakable: (() => Promise<BreakableStore>) | NotApplicable;
+  /**
+   * For the clause on `close`, which closes a store of its own from the factory: why it does not
+   * apply, for a store that opens nothing (it keeps answering after `close`). Default: it applies.
+   */
+  readonly closing?: NotApplicable;
 }
 
 /**
  * Registers the `CatalogStore` contract as vitest tests: one named test per clause, a
  * model-based property over random command sequences, and a race property. Call it from an
- * adapter's test file with a factory; the factory runs once and every test uses fresh sites.
+ * adapter's test file with a factory; every test uses fresh sites of the factory's first store,
+ * but the clause on `close` opens a second one.
  */
 export function testCatalogStore(
   createStore: () => CatalogStore | Promise<CatalogStore>,
-  options: ConformanceOptions = {},
+  options: ConformanceOptions,
 ): void {
   const numRuns = Number(process.env.CONFORMANCE_RUNS) || options.numRuns || 200;
   const largeBatch = options.largeBatch ?? 12_000;
@@ -270,5 +283,15 @@ export function testCatalogStore(
     testKeys(() => store, numRuns);
 
     testModel(() => store, numRuns);
+
+    // A clause that does not apply is listed as skipped under its reason, never passed.
+    const lostBackend =
+      "a store whose backend is unreachable rejects every call, ping included, with STORAGE_UNAVAILABLE";
+    const { breakable, closing } = options;
+    if (typeof breakable === "function") test(lostBackend, () => checkLostBackend(breakable), 120_000);
+    else test.skip(`${lostBackend} (not applicable: ${breakable.notApplicable})`, () => {});
+    const closed = "after close, every call rejects with STORAGE_UNAVAILABLE, ping included; close is safe twice";
+    if (closing === undefined) test(closed, () => checkClosed(createStore), 120_000);
+    else test.skip(`${closed} (not applicable: ${closing.notApplicable})`, () => {});
   });
 }

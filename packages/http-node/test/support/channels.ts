@@ -64,7 +64,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
- * The CSV cell of a value, only when reading the cell back (CONTRACT's CSV rules: plain decimal
+ * The CSV cell of a value, only when reading the cell back (the README's CSV rules: plain decimal
  * numbers, true/false, images as a JSON array, an empty cell = absent) gives that very value;
  * `undefined` otherwise. `raw`: the document travels as UTF-8 bytes (no lone surrogates).
  */

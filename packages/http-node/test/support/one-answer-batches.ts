@@ -1,4 +1,4 @@
-// Cases of CONTRACT.md's rules on a request as a whole, for the one-answer test: the same id
+// Cases of the root README's rules on a request as a whole, for the one-answer test: the same id
 // twice, sku conflicts (in the request, with the site, both at once), swaps, counts, dry runs,
 // full syncs (mode=replace) and the empty replace.
 import type { Case, Expectation } from "./one-answer-run.ts";

@@ -1,6 +1,7 @@
-// Cases of CONTRACT.md's "CSV" section, for the one-answer test: layouts every text channel must
-// read alike (BOM, CRLF, blank lines, no final newline), cells that must read as the JSON value
-// they stand for, and the document's structure (CSV channels only: csvContent, raw, gzip).
+// Cases of the README's CSV rules (csvContent and raw CSV bodies), for the one-answer test:
+// layouts every text channel must read alike (BOM, CRLF, blank lines, no final newline), cells
+// that must read as the JSON value they stand for, and the document's structure (CSV channels
+// only: csvContent, raw, gzip).
 import type { Case, Expectation } from "./one-answer-run.ts";
 import { imported, invalid, without } from "./one-answer-validation.ts";
 import { product } from "./test-server.ts";

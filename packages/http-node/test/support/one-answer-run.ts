@@ -1,7 +1,7 @@
 // Runs one problem over every channel that can carry it, each on a fresh site seeded as the case
-// says, and checks CONTRACT.md's "One answer per rule": the same status, code, detail,
-// errorCount and entries (beyond their locations, which must name the same product and field),
-// the same success body, and the same site afterwards.
+// says, and checks that a rule has one answer whichever way the products arrive: the same status,
+// code, detail, errorCount and entries (beyond their locations, which must name the same product
+// and field), the same success body, and the same site afterwards.
 import { compareIds, type Product, type Site } from "@catalog-kit/catalog-core";
 import { type Assertion, expect } from "vitest";
 import {

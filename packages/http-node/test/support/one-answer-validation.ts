@@ -1,5 +1,6 @@
-// Cases of CONTRACT.md's "Imports" validation rules, for the one-answer test: each product
-// problem sent every way it can be (see support/channels.ts for what a channel cannot carry).
+// Cases of the validation rules (the root README's "The rules", the OpenAPI document's Product),
+// for the one-answer test: each product problem sent every way it can be (see support/channels.ts
+// for what a channel cannot carry).
 import type { Channel } from "./channels.ts";
 import type { Case, Expectation } from "./one-answer-run.ts";
 import { product } from "./test-server.ts";
