@@ -58,6 +58,7 @@ describe("catalog-kit config check", () => {
       url: "postgres://app:redacted@127.0.0.1:5432/catalog?password=redacted&sslmode=disable",
       schema: "catalog",
       poolSize: 10,
+      queryTimeoutMs: 10_000,
     });
   });
 });
