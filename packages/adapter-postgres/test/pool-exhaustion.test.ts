@@ -4,24 +4,22 @@
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import { isCatalogError, type StagedImport } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
-import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
-import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
+import { describeWithPostgres, FILE_TAG, sharedPostgres } from "@catalog-kit/test-support/vitest";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { importInChunks, product, products } from "./support/fixtures.ts";
 
 describeWithPostgres("PostgreSQL store: the pool taken by slow imports", () => {
-  let server: PostgresServer;
+  let url: string;
   let store: PostgresStore;
   const site = uniqueSite();
 
   beforeAll(async () => {
-    server = await startPostgres();
-    store = createPostgresStore({ url: server.url, poolSize: 4, acquireTimeoutMs: 500 });
+    url = await sharedPostgres();
+    store = createPostgresStore({ url, schema: FILE_TAG, poolSize: 4, acquireTimeoutMs: 500 });
     await importInChunks(store, site, products(0, 100, "old"));
   });
   afterAll(async () => {
     await store?.close();
-    await server?.stop();
   });
 
   test("lookups answer while imports that stalled hold connections; one import too many fails fast", async () => {
@@ -50,7 +48,7 @@ describeWithPostgres("PostgreSQL store: the pool taken by slow imports", () => {
   });
 
   test("a lookup that finds no connection free fails fast", async () => {
-    const small = createPostgresStore({ url: server.url, poolSize: 1, acquireTimeoutMs: 300 });
+    const small = createPostgresStore({ url, schema: FILE_TAG, poolSize: 1, acquireTimeoutMs: 300 });
     try {
       await small.ping();
       const staged = await small.beginImport(uniqueSite(), { dryRun: false });

@@ -1,17 +1,8 @@
-// The PostgreSQL store against the storage contract, on a server of its own.
+// The PostgreSQL store against the storage contract, in a schema of its own on the run's server.
 import { createPostgresStore } from "@catalog-kit/adapter-postgres";
 import { testCatalogStore } from "@catalog-kit/catalog-core/testing";
-import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
-import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
-import { afterAll } from "vitest";
+import { describeWithPostgres, FILE_TAG, sharedPostgres } from "@catalog-kit/test-support/vitest";
 
 describeWithPostgres("PostgreSQL store", () => {
-  let server: PostgresServer | undefined;
-  afterAll(async () => {
-    await server?.stop();
-  });
-  testCatalogStore(async () => {
-    server = await startPostgres();
-    return createPostgresStore({ url: server.url });
-  });
+  testCatalogStore(async () => createPostgresStore({ url: await sharedPostgres(), schema: FILE_TAG }));
 });
