@@ -12,6 +12,8 @@ export default defineConfig({
       "examples/test/**/*.test.ts",
       "bench/test/**/*.test.ts",
     ],
+    // One redis-server, Redis Cluster and PostgreSQL for the run, started when a file first asks.
+    globalSetup: ["packages/test-support/src/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

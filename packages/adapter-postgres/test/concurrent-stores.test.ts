@@ -4,8 +4,7 @@
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import type { ImportCounts, Product } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
-import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
-import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
+import { describeWithPostgres, FILE_TAG, sharedPostgres } from "@catalog-kit/test-support/vitest";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { importInChunks, products, titles } from "./support/fixtures.ts";
@@ -47,15 +46,14 @@ const ORDERS = [
 ];
 
 describeWithPostgres("PostgreSQL store: two servers import into one site while a third replaces it", () => {
-  let server: PostgresServer;
+  let url: string;
   let stores: PostgresStore[];
   beforeAll(async () => {
-    server = await startPostgres();
-    stores = [0, 1, 2].map(() => createPostgresStore({ url: server.url }));
+    url = await sharedPostgres();
+    stores = [0, 1, 2].map(() => createPostgresStore({ url, schema: FILE_TAG }));
   });
   afterAll(async () => {
     for (const store of stores ?? []) await store.close();
-    await server?.stop();
   });
 
   test("every commit whole, the site as some order of them leaves it", async () => {

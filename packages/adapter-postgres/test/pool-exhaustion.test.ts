@@ -4,25 +4,23 @@
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import { isCatalogError, type StagedImport } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
-import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
-import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
+import { describeWithPostgres, FILE_TAG, sharedPostgres } from "@catalog-kit/test-support/vitest";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { importInChunks, product, products } from "./support/fixtures.ts";
 
 describeWithPostgres("PostgreSQL store: the pool taken by slow imports", () => {
-  let server: PostgresServer;
+  let url: string;
   let store: PostgresStore;
   const site = uniqueSite();
 
   beforeAll(async () => {
-    server = await startPostgres();
-    store = createPostgresStore({ url: server.url, poolSize: 4, acquireTimeoutMs: 500 });
+    url = await sharedPostgres();
+    store = createPostgresStore({ url, schema: FILE_TAG, poolSize: 4, acquireTimeoutMs: 500 });
     await importInChunks(store, site, products(0, 100, "old"));
   });
   afterAll(async () => {
     await store?.close();
-    await server?.stop();
   });
 
   test("lookups answer while imports that stalled hold connections; one import too many fails fast", async () => {
@@ -51,19 +49,19 @@ describeWithPostgres("PostgreSQL store: the pool taken by slow imports", () => {
   });
 
   test("a pool of one connection is refused, whether the store opens it or is given it", async () => {
-    expect(() => createPostgresStore({ url: server.url, poolSize: 1 })).toThrow(
+    expect(() => createPostgresStore({ url, schema: FILE_TAG, poolSize: 1 })).toThrow(
       /at least 2 connections \(one for imports, one kept for lookups\), got 1/,
     );
-    const own = new pg.Pool({ connectionString: server.url, max: 1 });
+    const own = new pg.Pool({ connectionString: url, max: 1 });
     try {
-      expect(() => createPostgresStore({ pool: own })).toThrow(/at least 2 connections/);
+      expect(() => createPostgresStore({ pool: own, schema: FILE_TAG })).toThrow(/at least 2 connections/);
     } finally {
       await own.end();
     }
   });
 
   test("a pool of two: an import stalled mid-stream leaves a lookup its connection; a second import fails fast", async () => {
-    const small = createPostgresStore({ url: server.url, poolSize: 2, acquireTimeoutMs: 2000 });
+    const small = createPostgresStore({ url, schema: FILE_TAG, poolSize: 2, acquireTimeoutMs: 2000 });
     try {
       await small.ping();
       const staged = await small.beginImport(uniqueSite(), { dryRun: false });
@@ -80,8 +78,8 @@ describeWithPostgres("PostgreSQL store: the pool taken by slow imports", () => {
   });
 
   test("a lookup that finds no connection free fails fast", async () => {
-    const own = new pg.Pool({ connectionString: server.url, max: 2, connectionTimeoutMillis: 300 });
-    const small = createPostgresStore({ pool: own, acquireTimeoutMs: 300 });
+    const own = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 300 });
+    const small = createPostgresStore({ pool: own, schema: FILE_TAG, acquireTimeoutMs: 300 });
     try {
       await small.ping();
       const staged = await small.beginImport(uniqueSite(), { dryRun: false });

@@ -1,10 +1,9 @@
 import { type CatalogStore, isCatalogError, type Product, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite, upsert } from "@catalog-kit/catalog-core/testing";
-import { type RedisCluster, startRedisCluster } from "@catalog-kit/test-support";
-import { describeWithRedis } from "@catalog-kit/test-support/vitest";
+import { describeWithRedis, FILE_TAG, sharedRedisCluster } from "@catalog-kit/test-support/vitest";
 import fc from "fast-check";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { beforeAll, expect, test, vi } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { leaveMerging } from "./support/merging.ts";
@@ -121,16 +120,13 @@ describeWithRedis("lookups asked at once", () => {
 });
 
 describeWithRedis("lookups asked at once on a cluster", () => {
-  let cluster: RedisCluster;
+  let nodes: readonly string[];
   beforeAll(async () => {
-    cluster = await startRedisCluster(3);
+    nodes = await sharedRedisCluster();
   }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
 
   test("sites in several slots, each batch on its own master: every lookup answers its own", async () => {
-    const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "cl-batch" });
+    const store = createRedisStore({ cluster: nodes, keyPrefix: `${FILE_TAG}-cl-batch` });
     try {
       const sites = Array.from({ length: 8 }, () => uniqueSite());
       for (const site of sites) await upsert(store, site, [product("a", `sa-${site.siteId}`)], write);

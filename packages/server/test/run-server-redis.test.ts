@@ -5,16 +5,9 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  freePort,
-  type RedisCluster,
-  type RedisServer,
-  redisCli,
-  startRedisCluster,
-  startRedisServer,
-} from "@catalog-kit/test-support";
+import { freePort, type RedisServer, redisCli, startRedisServer } from "@catalog-kit/test-support";
 import { type CliProcess, startCli, stopCli } from "@catalog-kit/test-support/http";
-import { describeWithRedis } from "@catalog-kit/test-support/vitest";
+import { describeWithRedis, FILE_TAG, sharedRedisCluster } from "@catalog-kit/test-support/vitest";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 
 const site = { siteId: "shop-1", siteType: "shopify" };
@@ -31,7 +24,6 @@ const headers = { "x-service-access-token": "redis-admin", "content-type": "appl
 describeWithRedis("the standalone server with Redis storage", () => {
   let dir: string;
   let redis: RedisServer;
-  let cluster: RedisCluster | undefined;
   const running: CliProcess[] = [];
 
   beforeAll(async () => {
@@ -43,7 +35,6 @@ describeWithRedis("the standalone server with Redis storage", () => {
   });
   afterAll(async () => {
     await redis?.stop();
-    await cluster?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -122,8 +113,8 @@ describeWithRedis("the standalone server with Redis storage", () => {
   });
 
   it("works with a Redis Cluster", async () => {
-    cluster = await startRedisCluster(3);
-    const { server, url } = await serve({ adapter: "redis", cluster: cluster.nodes, keyPrefix: "cli-cluster" });
+    const cluster = await sharedRedisCluster();
+    const { server, url } = await serve({ adapter: "redis", cluster, keyPrefix: `${FILE_TAG}-cli-cluster` });
     await roundTrip(url);
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);

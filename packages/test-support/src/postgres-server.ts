@@ -3,7 +3,7 @@
 // and on a socket in that directory, started and stopped by the caller. initdb and postgres
 // refuse to run as root, so under root (as CI runs) they run as the `postgres` user.
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,6 +58,8 @@ export interface PostgresServer {
   start(): Promise<void>;
   /** Stops the server at once and deletes its directory. Safe twice. */
   stop(): Promise<void>;
+  /** `stop` done synchronously (SIGQUIT, PostgreSQL's immediate shutdown), for a process's `exit` handler. */
+  abandon(): void;
 }
 
 /** Options of `startPostgres`. */
@@ -127,6 +129,17 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
     async stop() {
       await halt("immediate").catch(() => {});
       await rm(dir, { recursive: true, force: true });
+    },
+    abandon() {
+      // The first line of postmaster.pid is the postmaster's process id; root may signal it.
+      try {
+        const pid = running ? Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]) : 0;
+        if (pid > 0) process.kill(pid, "SIGQUIT");
+      } catch {
+        // Already gone.
+      }
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -2,6 +2,7 @@
 // loopback port (never the standard 6379), in its own temporary directory, started and stopped
 // by the caller. The one launcher of the workspace: the adapter's tests and the bench use it.
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -62,6 +63,8 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** Kills the server and deletes its directory. */
   stop(): Promise<void>;
+  /** `stop` done synchronously, for a process's `exit` handler, where nothing asynchronous runs. */
+  abandon(): void;
 }
 
 /** Options of `startRedisServer`. */
@@ -126,6 +129,10 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       await kill();
       await rm(dir, { recursive: true, force: true });
     },
+    abandon() {
+      child?.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -135,6 +142,8 @@ export interface RedisCluster {
   readonly nodes: readonly string[];
   readonly servers: readonly RedisServer[];
   stop(): Promise<void>;
+  /** `stop` done synchronously, for a process's `exit` handler. */
+  abandon(): void;
 }
 
 /** Options of `startRedisCluster`. */
@@ -184,6 +193,9 @@ export async function startRedisCluster(masters = 3, options: RedisClusterOption
     servers,
     stop: async () => {
       await Promise.all(servers.map((s) => s.stop()));
+    },
+    abandon: () => {
+      for (const server of servers) server.abandon();
     },
   };
 }

@@ -14,6 +14,7 @@ import {
   normalize,
   type Payload,
 } from "./channels.ts";
+import type { ReachRecording } from "./store-reach.ts";
 import { type TestServer, TOKENS } from "./test-server.ts";
 
 /** What a case expects of the answer every channel gives (the channels must also agree). */
@@ -190,9 +191,27 @@ export function expectAnswer(
   }
 }
 
-/** Runs a case: every channel it can use (exactly those), the channels agree, the answer is the expected one. */
-export async function runCase(server: TestServer, c: Case): Promise<void> {
+/**
+ * Whether a case's request reaches the store: a success, or a conflict the store judges. Every
+ * other refusal (invalid products, a malformed document) comes before it, alike on every store.
+ */
+export function reachesStore(c: Case): boolean {
+  return c.expect.status < 400 || c.expect.code === "SKU_CONFLICT";
+}
+
+/**
+ * Runs a case: every channel it can use (exactly those), the channels agree, the answer is the
+ * expected one; and, given the server's store `reach`, that the requests reach it as `reachesStore` says.
+ */
+export async function runCase(server: TestServer, c: Case, reach?: ReachRecording): Promise<void> {
+  reach?.reset();
   const answers = await sendEverywhere(server, c, c.seed);
+  if (reach !== undefined) {
+    // A seeded site's one beginImport is the seed's own.
+    const ownCalls = c.seed !== undefined && c.seed.length > 0 ? 1 : 0;
+    const reached = [...reach.calls().values()].some((calls) => calls > ownCalls);
+    expect(reached, "a request reached the store").toBe(reachesStore(c));
+  }
   const used = CHANNELS.filter((channel) => answers[channel] !== undefined);
   const skipped = new Set([...structuralSkips(c), ...(c.skip ?? [])]);
   expect(used, "channels that can carry this case").toEqual(CHANNELS.filter((channel) => !skipped.has(channel)));

@@ -1,21 +1,13 @@
-// The stores the HTTP tests run on: memory, Redis, Redis Cluster and PostgreSQL. A file starts
-// each backend once (a server or a cluster takes a second or two to start, a store on it a few
-// milliseconds), and each test takes a store of its own on it, in a namespace no other test
-// uses: a key prefix on Redis, a schema on PostgreSQL. So tests stay independent, as they are on
-// a memory store of their own.
+// The stores the HTTP tests run on: memory, Redis, Redis Cluster and PostgreSQL. The servers are
+// the run's shared ones (a server or a cluster takes a second or two to start, a store on it a few
+// milliseconds), and each test takes a store of its own on them, in a namespace no other test of
+// any file uses: a key prefix on Redis, a schema on PostgreSQL. So tests stay independent, as
+// they are on a memory store of their own.
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { createPostgresStore } from "@catalog-kit/adapter-postgres";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
 import type { CatalogStore } from "@catalog-kit/catalog-core";
-import {
-  havePostgres,
-  haveRedisServer,
-  INSTALL_HINT,
-  POSTGRES_INSTALL_HINT,
-  startPostgres,
-  startRedisCluster,
-  startRedisServer,
-} from "@catalog-kit/test-support";
+import { FILE_TAG, sharedPostgres, sharedRedis, sharedRedisCluster } from "@catalog-kit/test-support/vitest";
 import { afterAll, beforeAll, beforeEach, describe } from "vitest";
 
 /** A running backend of one kind of store. */
@@ -30,33 +22,29 @@ export interface StoreKind {
   start(): Promise<Backend>;
 }
 
-// The stores a backend handed out, each closed at `stop` (closing twice is safe).
-function backend(open: (namespace: string) => CatalogStore, stopServer: () => Promise<void>): Backend {
+// Each block of each file numbers its stores apart, the file's tag apart from other files'.
+let blocks = 0;
+
+// The stores a backend handed out, each closed at `stop` (closing twice is safe); the shared
+// server itself outlives the block.
+function backend(open: (namespace: string) => CatalogStore): Backend {
   const opened: CatalogStore[] = [];
+  const block = ++blocks;
   return {
     fresh() {
-      const store = open(`t${opened.length + 1}`);
+      const store = open(`${FILE_TAG}_${block}_${opened.length + 1}`);
       opened.push(store);
       return store;
     },
     async stop() {
       await Promise.allSettled(opened.map((store) => store.close()));
-      await stopServer();
     },
   };
 }
 
-function requireRedis(): void {
-  if (!haveRedisServer) throw new Error(INSTALL_HINT);
-}
-
 export const MEMORY: StoreKind = {
   name: "memory",
-  start: async () =>
-    backend(
-      () => createMemoryStore(),
-      async () => {},
-    ),
+  start: async () => backend(() => createMemoryStore()),
 };
 
 const ALL_STORES: readonly StoreKind[] = [
@@ -64,25 +52,22 @@ const ALL_STORES: readonly StoreKind[] = [
   {
     name: "Redis",
     async start() {
-      requireRedis();
-      const redis = await startRedisServer();
-      return backend((keyPrefix) => createRedisStore({ url: redis.url, keyPrefix }), redis.stop);
+      const url = await sharedRedis();
+      return backend((keyPrefix) => createRedisStore({ url, keyPrefix }));
     },
   },
   {
     name: "Redis Cluster",
     async start() {
-      requireRedis();
-      const cluster = await startRedisCluster(3);
-      return backend((keyPrefix) => createRedisStore({ cluster: cluster.nodes, keyPrefix }), cluster.stop);
+      const cluster = await sharedRedisCluster();
+      return backend((keyPrefix) => createRedisStore({ cluster, keyPrefix }));
     },
   },
   {
     name: "PostgreSQL",
     async start() {
-      if (!havePostgres) throw new Error(POSTGRES_INSTALL_HINT);
-      const postgres = await startPostgres();
-      return backend((schema) => createPostgresStore({ url: postgres.url, schema }), postgres.stop);
+      const url = await sharedPostgres();
+      return backend((schema) => createPostgresStore({ url, schema }));
     },
   },
 ];
