@@ -4,8 +4,7 @@
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import { isCatalogError, type Product } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
-import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
-import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
+import { describeWithPostgres, FILE_TAG, sharedPostgres } from "@catalog-kit/test-support/vitest";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { Lookups, type Read } from "../src/lookups.ts";
 import { tablesOf } from "../src/schema.ts";
@@ -17,17 +16,14 @@ const SURROGATE_KEY = "p00009\ud800";
 const REPLACED = "p00009\ufffd";
 
 describeWithPostgres("PostgreSQL store: text it cannot hold", () => {
-  let server: PostgresServer;
   let store: PostgresStore;
 
   beforeAll(async () => {
-    server = await startPostgres();
-    store = createPostgresStore({ url: server.url });
+    store = createPostgresStore({ url: await sharedPostgres(), schema: FILE_TAG });
     await store.ping();
   });
   afterAll(async () => {
     await store?.close();
-    await server?.stop();
   });
 
   async function seeded() {
