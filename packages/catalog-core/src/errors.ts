@@ -6,6 +6,7 @@ export type ErrorCode =
   | "VALIDATION_FAILED"
   | "INVALID_JSON"
   | "INVALID_CSV"
+  | "INVALID_XML"
   | "SITE_REQUIRED"
   | "SITE_NOT_FOUND"
   | "PRODUCT_NOT_FOUND"
@@ -16,8 +17,9 @@ export type ErrorCode =
   | "STORAGE_UNAVAILABLE";
 
 /**
- * Where one problem is: a JSON pointer into the request, a CSV row (1-based line) and column, or
- * an NDJSON line (1-based) and a pointer into that line's product.
+ * Where one problem is: a JSON pointer into the request, a CSV row (1-based line) and column, an
+ * NDJSON line (1-based) and a pointer into that line's product, or an XML feed's item (1-based)
+ * and element.
  */
 export interface Problem {
   readonly message: string;
@@ -25,6 +27,8 @@ export interface Problem {
   readonly row?: number;
   readonly column?: string;
   readonly line?: number;
+  readonly item?: number;
+  readonly element?: string;
   /** An option of the call, such as a query parameter (`limit`, `cursor`). */
   readonly parameter?: string;
   /** For `SKU_CONFLICT`: the contested sku and the id that holds (or also claims) it. */

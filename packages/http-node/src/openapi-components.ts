@@ -170,12 +170,14 @@ export function openApiComponents(maxProductsPerRequest: number): object {
               type: "object",
               properties: {
                 pointer: { type: "string", description: "JSON Pointer into the request body" },
-                row: { type: "integer", description: "CSV line on which the record starts (header = 1)" },
-                column: { type: "string", description: "CSV column (field name)" },
+                row: { type: "integer", description: "CSV or TSV line on which the record starts (header = 1)" },
+                column: { type: "string", description: "CSV or TSV column (a field name, or the platform's column)" },
                 line: {
                   type: "integer",
                   description: "NDJSON line (1-based) of a raw body; `pointer` then points into that line's product",
                 },
+                item: { type: "integer", description: "Item (entry) of an XML feed, from 1" },
+                element: { type: "string", description: "Element of that item (`price`, `link`)" },
                 parameter: { type: "string", description: "Query or path parameter" },
                 header: { type: "string", description: "Request header (`Idempotency-Key`)" },
                 message: { type: "string" },

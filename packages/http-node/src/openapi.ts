@@ -115,7 +115,7 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
       ? { codes: "`VALIDATION_FAILED`", notFound: "`SITE_NOT_FOUND`, `PRODUCT_NOT_FOUND`" }
       : {
           codes:
-            "`INVALID_JSON`, `INVALID_ENCODING`, `VALIDATION_FAILED`, `INVALID_CSV`, `SITE_REQUIRED`, `SKU_CONFLICT`",
+            "`INVALID_JSON`, `INVALID_ENCODING`, `VALIDATION_FAILED`, `INVALID_CSV`, `INVALID_XML`, `SITE_REQUIRED`, `SKU_CONFLICT`",
           notFound: "`SITE_NOT_FOUND`",
         };
   return {

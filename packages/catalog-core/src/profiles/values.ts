@@ -1,0 +1,139 @@
+// The rules every profile shares, written once: how platforms write prices and availability, and
+// how the variants of a group become one product.
+import type { ProfileContext, ProfileRow } from "./profile.ts";
+
+/** A cell's text, the first of a repeated XML element; `""` when the row lacks it. */
+export function cell(row: ProfileRow, column: string): string {
+  const value = row.cells[column];
+  return (typeof value === "string" ? value : value?.[0]) ?? "";
+}
+
+/** Every value of a column: an XML element's repeats, or the one cell. */
+export function cellList(row: ProfileRow, column: string): readonly string[] {
+  const value = row.cells[column];
+  if (value === undefined) return [];
+  return typeof value === "string" ? (value === "" ? [] : [value]) : value;
+}
+
+const PRICE = { ".": /^\d+(?:\.\d+)?$/, ",": /^\d+(?:,\d+)?$/ } as const;
+
+/**
+ * A price as the file writes it with the call's decimal separator; a text that is not one is a
+ * problem at its place (never `19,90` read as 19 or 1990), and `undefined`. Empty: `undefined`.
+ */
+export function readPrice(row: ProfileRow, column: string, context: ProfileContext, text = cell(row, column)) {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  const decimal = context.parameters.decimal ?? ".";
+  if (PRICE[decimal].test(trimmed)) return Number(decimal === "," ? trimmed.replace(",", ".") : trimmed);
+  const other = decimal === "." ? "," : ".";
+  const hint = PRICE[other].test(trimmed) ? ` (give decimal=${other} if the file writes decimals with "${other}")` : "";
+  context.problems.add({
+    ...context.place(row, column),
+    message: `"${clip(trimmed)}" is not a price with the decimal separator "${decimal}"${hint}`,
+  });
+  return undefined;
+}
+
+/**
+ * A feed price, `15.00 USD` (the amount, a space, the ISO 4217 code; the code may be left out
+ * when the call names the currency): a code other than the call's `currency` is a problem.
+ */
+export function readMoney(row: ProfileRow, column: string, context: ProfileContext): number | undefined {
+  const text = cell(row, column).trim();
+  if (text === "") return undefined;
+  const match = /^(\S+)(?:\s+([A-Za-z]{3}))?$/.exec(text);
+  if (match === null) {
+    context.problems.add({ ...context.place(row, column), message: `"${clip(text)}" is not a price such as "15.00 USD"` });
+    return undefined;
+  }
+  const code = match[2]?.toUpperCase();
+  const expected = context.parameters.currency?.toUpperCase();
+  if (code !== undefined && expected !== undefined && code !== expected) {
+    context.problems.add({
+      ...context.place(row, column),
+      message: `The price is in ${code}; this import's currency is ${expected}`,
+    });
+    return undefined;
+  }
+  return readPrice(row, column, context, match[1]);
+}
+
+// How feeds spell availability, with `_` or a space: Google's four values and Meta's.
+const AVAILABILITY: Readonly<Record<string, boolean>> = {
+  "in stock": true,
+  "out of stock": false,
+  preorder: true,
+  backorder: true,
+  "available for order": true,
+  discontinued: false,
+};
+
+/** A feed's `availability` (`in_stock`, `in stock`, `preorder`, ...); anything else is a problem. */
+export function readAvailability(row: ProfileRow, column: string, context: ProfileContext): boolean | undefined {
+  const text = cell(row, column);
+  const available = AVAILABILITY[text.trim().toLowerCase().replaceAll("_", " ").replace(/\s+/g, " ")];
+  if (available === undefined) {
+    const known = Object.keys(AVAILABILITY).join(", ");
+    context.problems.add({
+      ...context.place(row, column),
+      message: text.trim() === "" ? `Required: one of ${known}` : `"${clip(text)}" is not one of ${known}`,
+    });
+  }
+  return available;
+}
+
+/** One variant of a group, as the group's product needs it. */
+export interface Variant {
+  readonly sku?: string;
+  readonly price?: number;
+  readonly available: boolean;
+}
+
+/** What a group of rows says of its product, before the rule that makes one product of it. */
+export interface GroupParts {
+  readonly id: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly url?: string;
+  /** Every image of the group, in order; repeats are dropped. */
+  readonly images: readonly string[];
+  /** At least one. */
+  readonly variants: readonly Variant[];
+}
+
+/**
+ * The one product of a group: the group's id, the first variant's sku and price, `price_min` and
+ * `price_max` over the priced variants when there are several, available when any variant is,
+ * every image once in order, the first featured. Absent values stay absent, for the schema to name.
+ */
+export function groupProduct(parts: GroupParts): Record<string, unknown> {
+  const product: Record<string, unknown> = { id: parts.id };
+  const first = parts.variants[0];
+  if (first?.sku !== undefined && first.sku !== "") product.sku = first.sku;
+  if (parts.title !== undefined && parts.title !== "") product.title = parts.title;
+  if (parts.description !== undefined && parts.description !== "") product.description = parts.description;
+  if (first?.price !== undefined) product.price = first.price;
+  const prices = parts.variants.flatMap((variant) => (variant.price === undefined ? [] : [variant.price]));
+  if (prices.length > 1) {
+    product.price_min = Math.min(...prices);
+    product.price_max = Math.max(...prices);
+  }
+  product.available = parts.variants.some((variant) => variant.available);
+  const images = [...new Set(parts.images.filter((image) => image.trim() !== ""))];
+  if (images.length > 0) {
+    product.images = images;
+    product.featured_image = images[0];
+  }
+  if (parts.url !== undefined && parts.url !== "") product.url = parts.url;
+  return product;
+}
+
+/** A product's page under a shop's address: `shopUrl` joined with `path`, one slash between. */
+export function shopPage(shopUrl: string, path: string): string {
+  return `${shopUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
