@@ -88,3 +88,19 @@ export interface ImportProfile {
   /** The records of one group's rows, in the file's order (one, or one a variant). */
   products(rows: readonly ProfileRow[], context: ProfileContext): ProfileRecord[];
 }
+
+/** The context of one call: its parameters, where its problems go, and places by the file's format. */
+export function profileContext(
+  format: ProfileFormat,
+  parameters: ProfileParameters,
+  problems: Problems,
+): ProfileContext {
+  return {
+    parameters,
+    problems,
+    place:
+      format === "xml"
+        ? (row, column) => ({ item: row.position, element: column })
+        : (row, column) => ({ row: row.position, column }),
+  };
+}

@@ -44,7 +44,10 @@ export function readMoney(row: ProfileRow, column: string, context: ProfileConte
   if (text === "") return undefined;
   const match = /^(\S+)(?:\s+([A-Za-z]{3}))?$/.exec(text);
   if (match === null) {
-    context.problems.add({ ...context.place(row, column), message: `"${clip(text)}" is not a price such as "15.00 USD"` });
+    context.problems.add({
+      ...context.place(row, column),
+      message: `"${clip(text)}" is not a price such as "15.00 USD"`,
+    });
     return undefined;
   }
   const code = match[2]?.toUpperCase();
