@@ -15,8 +15,17 @@ import {
   valuePrint,
 } from "./idempotency.ts";
 import { encodeProduct, isProductKey, type Product } from "./product.ts";
+import { type DocumentImportOptions, documentOptions, profileBook } from "./profiles/options.ts";
+import type { ImportProfile } from "./profiles/profile.ts";
 import { checkSite, type Site, siteKey } from "./site.ts";
-import { documentSource, listSource, productSource, type RecordSource, type StreamFormat } from "./sources.ts";
+import {
+  type DocumentOptions,
+  documentSource,
+  listSource,
+  productSource,
+  type RecordSource,
+  type StreamFormat,
+} from "./sources.ts";
 import type { CatalogStore, KeyField } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
@@ -35,6 +44,8 @@ export interface CatalogOptions {
   readonly limits?: CatalogLimits;
   /** How long idempotency keys are kept and claimed (`IDEMPOTENCY_DEFAULTS`). */
   readonly idempotency?: Partial<KeyPolicy>;
+  /** Profiles of other platforms' files, besides the built-in ones, for the `profile` option by name. */
+  readonly profiles?: readonly ImportProfile[];
 }
 
 /** Options of the three imports. */
@@ -69,9 +80,15 @@ export interface BulkImportOptions extends ImportOptions {
 /** How a bulk import treats the products of the site it does not name. */
 export type ImportMode = "upsert" | "replace";
 
+/** Options of an import of CSV text: the bulk import's, and how the document is read. */
+export interface CsvImportOptions extends BulkImportOptions, DocumentImportOptions {}
+
 /** Options of a streamed import. */
-export interface StreamImportOptions extends BulkImportOptions {
-  /** `"csv"`: a CSV document as `importCsv` takes it; `"ndjson"`: one Product Object a line. */
+export interface StreamImportOptions extends CsvImportOptions {
+  /**
+   * `"csv"`: a CSV document as `importCsv` takes it; `"tsv"`: tab-separated, unquoted;
+   * `"ndjson"`: one Product Object a line; `"xml"`: an RSS 2.0 or Atom feed (through a profile).
+   */
   readonly format: StreamFormat;
 }
 
@@ -108,7 +125,7 @@ export interface Catalog {
   /** Imports or replaces one product; problems point into `{ product: {...} }`. */
   importProduct(site: Site, product: unknown, options?: ImportOptions): Promise<ImportSummary>;
   /** Imports or replaces the products of a CSV document; problems carry row and column. */
-  importCsv(site: Site, csvContent: unknown, options?: BulkImportOptions): Promise<ImportSummary>;
+  importCsv(site: Site, csvContent: unknown, options?: CsvImportOptions): Promise<ImportSummary>;
   /**
    * Imports or replaces the products of a streamed body (a Node stream, a web ReadableStream, any
    * async iterable of bytes or text), decoded and staged in chunks as it arrives, in memory that
@@ -147,6 +164,16 @@ const EXPORT_PAGE = 1_000;
 /** Default of `CatalogLimits.maxProductsPerStream`. */
 export const DEFAULT_MAX_STREAM_PRODUCTS = 10_000_000;
 
+// How a document is read, as text for a fingerprint: the profile's name, its parameters, the dialect.
+function readingPrint({ profile, parameters, delimiter, unknownColumns }: DocumentOptions): string {
+  const name = typeof profile === "object" ? profile.name : (profile ?? "native");
+  return JSON.stringify([name, parameters ?? {}, delimiter ?? ",", unknownColumns ?? "refuse"]);
+}
+
+// Read as every import was before profiles: its fingerprint is what it was.
+const isPlain = (reading: DocumentOptions) =>
+  reading.profile === undefined && reading.delimiter === undefined && reading.unknownColumns === undefined;
+
 /** Creates a catalog over a store. */
 export function createCatalog(options: CatalogOptions): Catalog {
   const { store } = options;
@@ -156,6 +183,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   // Only sites every store can hold: a request for any other is SITE_NOT_FOUND before the store.
   for (const site of options.sites ?? []) sites.add(siteKey(checkSite(site)));
   const policy: KeyPolicy = { ...IDEMPOTENCY_DEFAULTS, ...options.idempotency };
+  const profiles = profileBook(options.profiles ?? []);
 
   function requireSite(site: Site): void {
     if (!sites.has(siteKey(site))) throw siteNotFound(site);
@@ -185,13 +213,14 @@ export function createCatalog(options: CatalogOptions): Catalog {
     );
   }
 
-  // What names a call in its fingerprint: its kind, its site and its options.
-  const callParts = (kind: string, site: Site, engine: EngineOptions) => [
+  // What names a call in its fingerprint: its kind, its site and its options, how it reads its document among them.
+  const callParts = (kind: string, site: Site, engine: EngineOptions, reading?: DocumentOptions) => [
     kind,
     siteKey(site),
     engine.replace ? "replace" : "upsert",
     String(engine.dryRun),
     String(engine.allowEmpty ?? false),
+    ...(reading === undefined || isPlain(reading) ? [] : [readingPrint(reading)]),
   ];
 
   async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {
@@ -252,18 +281,22 @@ export function createCatalog(options: CatalogOptions): Catalog {
           problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
         });
       }
-      const call = valuePrint(callParts("csv", site, engine), csvContent);
-      return run(site, documentSource("csv", [csvContent], true), engine, options, call);
+      const reading = documentOptions("csv", options, profiles);
+      const call = valuePrint(callParts("csv", site, engine, reading), csvContent);
+      return run(site, documentSource("csv", [csvContent], true, reading), engine, options, call);
     },
 
     async importStream(site, body, options) {
       requireSite(site);
       const engine = bulkOptions(options, maxStreamProducts);
+      const { format } = options;
+      const reading =
+        format === "ndjson" && options.profile === undefined ? {} : documentOptions(format, options, profiles);
       if (options.idempotencyKey === undefined)
-        return runImport(store, site, documentSource(options.format, body, false), engine);
+        return runImport(store, site, documentSource(format, body, false, reading), engine);
       // A caller's fingerprint has hashed the body already: it passes untouched then.
-      const call = streamPrint(callParts(options.format, site, engine), body, options.fingerprint !== undefined);
-      return run(site, documentSource(options.format, call.body, false), engine, options, call);
+      const call = streamPrint(callParts(format, site, engine, reading), body, options.fingerprint !== undefined);
+      return run(site, documentSource(format, call.body, false, reading), engine, options, call);
     },
 
     async listProducts(site, { limit = LIST_LIMIT.default, cursor } = {}) {

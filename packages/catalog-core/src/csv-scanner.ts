@@ -16,8 +16,16 @@ export interface CsvTable {
   readonly count: number;
 }
 
+/** How a delimited document is written: its delimiter, and whether cells may be quoted (CSV) or never are (TSV). */
+export interface Dialect {
+  readonly delimiter: "," | ";" | "\t" | "|";
+  readonly quoted: boolean;
+}
+
+/** The CSV of the spec: commas, quoted cells. */
+export const CSV_DIALECT: Dialect = { delimiter: ",", quoted: true };
+
 const QUOTE = 34;
-const COMMA = 44;
 const LF = 10;
 const CR = 13;
 
@@ -38,7 +46,15 @@ const ESCAPED_QUOTE = /""/g;
  * an ASCII cell takes one byte a character. A piece of a streamed document (whole records,
  * starting on line `firstLine`) may be given as its UTF-8 bytes.
  */
-export function scanCsv(text: string | Buffer, keep = Number.POSITIVE_INFINITY, firstLine = 1): CsvTable | undefined {
+export function scanCsv(
+  text: string | Buffer,
+  keep = Number.POSITIVE_INFINITY,
+  firstLine = 1,
+  dialect = CSV_DIALECT,
+): CsvTable | undefined {
+  const DELIMITER = dialect.delimiter.charCodeAt(0);
+  // Unquoted (TSV): a quote is a character like any other.
+  const OPEN = dialect.quoted ? QUOTE : -1;
   const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
   const length = bytes.length;
   const records: string[][] = [];
@@ -54,7 +70,7 @@ export function scanCsv(text: string | Buffer, keep = Number.POSITIVE_INFINITY, 
     for (;;) {
       let cell: string;
       let code = bytes[pos] as number;
-      if (code === QUOTE) {
+      if (code === OPEN) {
         const open = pos + 1;
         let from = open;
         let escaped = false;
@@ -74,18 +90,18 @@ export function scanCsv(text: string | Buffer, keep = Number.POSITIVE_INFINITY, 
           break;
         }
         code = bytes[pos] as number;
-        if (pos < length && code !== COMMA && code !== LF && code !== CR) return undefined;
+        if (pos < length && code !== DELIMITER && code !== LF && code !== CR) return undefined;
       } else {
         const from = pos;
-        while (pos < length && code !== COMMA && code !== LF && code !== CR) {
-          if (code === QUOTE) return undefined;
+        while (pos < length && code !== DELIMITER && code !== LF && code !== CR) {
+          if (code === OPEN) return undefined;
           code = bytes[++pos] as number;
         }
         cell = from === pos ? "" : bytes.toString("utf8", from, pos);
       }
       record.push(cell);
       if (pos >= length) break;
-      if (code === COMMA) {
+      if (code === DELIMITER) {
         pos++;
         continue;
       }
@@ -116,13 +132,14 @@ export function scanPieces(
   pieces: readonly Buffer[],
   keep = Number.POSITIVE_INFINITY,
   firstLine = 1,
+  dialect = CSV_DIALECT,
 ): CsvTable | undefined {
   let table: CsvTable | undefined;
   let line = firstLine;
   for (let p = 0; p < pieces.length; p++) {
     const piece = pieces[p] as Buffer;
     if (!isUtf8(piece)) return undefined;
-    const next = scanCsv(piece, Math.max(0, keep - (table?.count ?? 0)), line);
+    const next = scanCsv(piece, Math.max(0, keep - (table?.count ?? 0)), line, dialect);
     if (next === undefined) return undefined;
     if (table === undefined) table = next;
     else {

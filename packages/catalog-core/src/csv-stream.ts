@@ -1,6 +1,7 @@
-// CSV decoding of an import: the bytes cut into pieces of whole records while they arrive, each
-// piece read by csv.ts, rows counted across pieces.
-import { CsvReader } from "./csv.ts";
+// Delimited documents (CSV, TSV) decoded while they arrive: the bytes cut into pieces of whole
+// records, each piece read by a reader of csv.ts, rows counted across pieces.
+import { CsvReader, type DocumentReader } from "./csv.ts";
+import { CSV_DIALECT, type Dialect } from "./csv-scanner.ts";
 import type { Problems, Reading, RecordPart } from "./parse.ts";
 
 /** Longest record accepted: far above the largest valid product. */
@@ -41,23 +42,41 @@ function countLf(bytes: Buffer): number {
   return count;
 }
 
+// The same for a dialect without quotes (TSV): every LF ends a record.
+const unquoted = (chunk: Buffer) => ({ first: chunk.indexOf(LF), last: chunk.lastIndexOf(LF), quoted: false });
+
 /**
  * Decodes a CSV document by the rules of `CsvReader` while its bytes arrive: cut into pieces of
  * whole records, each read as it comes, rows counted across pieces. Yields the records of each
  * piece, with their rows as positions; problems go to `structure`.
  */
-export async function* decodeCsvStream(
+export function decodeCsvStream(
   source: AsyncIterable<Buffer>,
   structure: Problems,
   reading?: Reading,
 ): AsyncGenerator<RecordPart> {
-  const reader = new CsvReader(structure, reading);
+  return decodeDelimited(source, new CsvReader(structure, reading), structure);
+}
+
+/**
+ * Decodes a delimited document of `dialect` while its bytes arrive: cut into pieces of whole
+ * records, each given to `reader` as it comes, rows counted across pieces; yields each part the
+ * reader makes of records. Problems of structure go to `structure`.
+ */
+export async function* decodeDelimited<Part>(
+  source: AsyncIterable<Buffer>,
+  reader: DocumentReader<Part>,
+  structure: Problems,
+  dialect: Dialect = CSV_DIALECT,
+): AsyncGenerator<Part & { readonly count: number }> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let quoted = false;
   let line = 1;
   for await (const chunk of source) {
-    const found = boundaries(chunk, quoted);
+    const found: { first: number; last: number; quoted: boolean } = dialect.quoted
+      ? boundaries(chunk, quoted)
+      : unquoted(chunk);
     quoted = found.quoted;
     if (found.last === -1) {
       // Copied: the chunk's bytes may be written over once the next one is asked for (see toBuffers).

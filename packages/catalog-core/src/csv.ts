@@ -3,7 +3,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { CsvError, parse } from "csv-parse/sync";
-import { type CsvTable, isBlank, scanCsv, scanPieces } from "./csv-scanner.ts";
+import { CSV_DIALECT, type CsvTable, type Dialect, isBlank, scanCsv, scanPieces } from "./csv-scanner.ts";
 import { isCatalogError } from "./errors.ts";
 import { Problems, type Reading, type RecordPart } from "./parse.ts";
 import { PRODUCT_FIELDS, REQUIRED_FIELDS } from "./product.ts";
@@ -38,17 +38,51 @@ function convert(field: Field, cell: string): unknown {
   }
 }
 
+/** How a native CSV is read besides its dialect: what an unknown column does, and the columns ignored so far. */
+export interface HeaderRules {
+  /** `"refuse"` (the default): an unknown column is a problem; `"ignore"`: it is listed in `ignored`. */
+  readonly unknownColumns?: "refuse" | "ignore" | undefined;
+  /** Filled with the columns ignored, in header order. */
+  readonly ignored?: string[];
+  /** The name of the profile whose platform writes this header, if any: a header that is not native then names it. */
+  readonly detect?: ((header: readonly string[]) => string | undefined) | undefined;
+}
+
 /**
  * The columns a header row names, in order: known field names (trimmed), none repeated, every
- * required one present. Each problem is added at the header's row and the column's name.
+ * required one present. Each problem is added at the header's row and the column's name; an
+ * ignored column is `undefined`. A header a platform writes is one problem that names its profile.
  */
-export function readHeader(header: readonly string[], row: number, problems: Problems): Field[] {
-  const columns = header.map((name) => name.trim()) as Field[];
+export function readHeader(
+  header: readonly string[],
+  row: number,
+  problems: Problems,
+  rules: HeaderRules = {},
+): (Field | undefined)[] {
+  const names = header.map((name) => name.trim());
+  const unknown = names.filter((name) => !FIELDS.has(name));
+  const profile = unknown.length > 0 ? rules.detect?.(names) : undefined;
+  if (profile !== undefined) {
+    problems.add({
+      row,
+      column: unknown[0] as string,
+      message: `This header is a ${profile} file's: import it with profile=${profile}`,
+    });
+    return [];
+  }
+  const ignore = rules.unknownColumns === "ignore";
+  const columns: (Field | undefined)[] = [];
   const seen = new Set<string>();
-  for (const name of columns) {
-    if (!FIELDS.has(name)) problems.add({ row, column: name, message: `Unknown column "${clip(name)}"` });
-    else if (seen.has(name)) problems.add({ row, column: name, message: `Column "${name}" is repeated` });
+  for (const name of names) {
+    if (!FIELDS.has(name)) {
+      if (ignore) rules.ignored?.push(name);
+      else problems.add({ row, column: name, message: `Unknown column "${clip(name)}"` });
+      columns.push(undefined);
+      continue;
+    }
+    if (seen.has(name)) problems.add({ row, column: name, message: `Column "${name}" is repeated` });
     seen.add(name);
+    columns.push(name as Field);
   }
   for (const name of REQUIRED_FIELDS) {
     if (!seen.has(name)) problems.add({ row, column: name, message: `Required column "${name}" is missing` });
@@ -56,16 +90,18 @@ export function readHeader(header: readonly string[], row: number, problems: Pro
   return columns;
 }
 
-/** One record's cells as a product record: typed cells, an empty cell = field absent. */
+/** One record's cells as a product record: typed cells, an empty cell = field absent, ignored columns skipped. */
 export function toRecord(
-  columns: readonly Field[],
+  columns: readonly (Field | undefined)[],
   cells: readonly string[],
   restore?: (cell: string) => string,
 ): Record<string, unknown> {
   const product: Record<string, unknown> = {};
   for (let c = 0; c < columns.length; c++) {
+    const column = columns[c];
+    if (column === undefined) continue;
     const cell = restore === undefined ? (cells[c] as string) : restore(cells[c] as string);
-    if (cell !== "") product[columns[c] as Field] = convert(columns[c] as Field, cell);
+    if (cell !== "") product[column] = convert(column, cell);
   }
   return product;
 }
@@ -86,7 +122,12 @@ function countNewlines(record: readonly string[]): number {
  * The table csv-parse reads, with row numbers counted here from `firstLine` (a streamed document
  * is read in pieces of whole records); throws `INVALID_CSV` with its message.
  */
-export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY, firstLine = 1): CsvTable {
+export function parseRecords(
+  text: string,
+  keep = Number.POSITIVE_INFINITY,
+  firstLine = 1,
+  dialect = CSV_DIALECT,
+): CsvTable {
   const rows: number[] = [];
   let count = 0;
   let endLine = firstLine - 1;
@@ -95,6 +136,8 @@ export function parseRecords(text: string, keep = Number.POSITIVE_INFINITY, firs
   try {
     records = parse(text, {
       bom: true,
+      delimiter: dialect.delimiter,
+      quote: dialect.quoted ? '"' : false,
       record_delimiter: ["\r\n", "\n"],
       relax_column_count: true,
       skip_empty_lines: true,
@@ -144,6 +187,62 @@ function firstBadLine(piece: Buffer, first: number): number {
   return at;
 }
 
+/** A table read from pieces of whole records, and how to give a cell back its lone surrogates. */
+export interface ReadTable {
+  readonly table: CsvTable;
+  readonly restore: ((cell: string) => string) | undefined;
+}
+
+/**
+ * The table of pieces of whole records that follow one another, the first starting on line
+ * `first`, read as their concatenation is (records past `keep` only counted); false, with the
+ * problem added to `structure`, when they do not read (bad quoting, bytes that are not text).
+ */
+export function readTable(
+  pieces: readonly Buffer[],
+  first: number,
+  keep: number,
+  structure: Problems,
+  dialect: Dialect,
+): ReadTable | false {
+  try {
+    const scanned = scanPieces(pieces, keep, first, dialect);
+    if (scanned !== undefined) return { table: scanned, restore: undefined };
+    const piece = pieces.length > 1 ? Buffer.concat(pieces) : (pieces[0] as Buffer);
+    if (isUtf8(piece)) {
+      const table = scanCsv(piece, keep, first, dialect) ?? parseRecords(piece.toString("utf8"), keep, first, dialect);
+      return { table, restore: undefined };
+    }
+    const text = decodeText(piece);
+    const marker = text === undefined ? undefined : unusedCharacter(text);
+    if (text === undefined || marker === undefined) {
+      structure.add({ row: firstBadLine(piece, first), message: `The ${kindOf(dialect)} is not valid UTF-8` });
+      return false;
+    }
+    const marked = text.replace(LONE_SURROGATE, marker);
+    const restore = (cell: string) => (cell.includes(marker) ? cell.replaceAll(marker, LONE) : cell);
+    return { table: scanCsv(marked, keep, first, dialect) ?? parseRecords(marked, keep, first, dialect), restore };
+  } catch (error) {
+    if (!isCatalogError(error, "INVALID_CSV")) throw error;
+    for (const problem of error.problems) structure.add(problem);
+    return false;
+  }
+}
+
+/** Reads a delimited document from pieces of whole records: what `decodeDelimited` drives. */
+export interface DocumentReader<Part> {
+  /** The part of pieces that follow one another, the first starting on line `first`; false when reading must end. */
+  read(pieces: readonly Buffer[], first: number): (Part & { readonly count: number }) | false;
+  /** Ends the document. */
+  end(): void;
+}
+
+/** What a dialect's documents are called in problems: "CSV" or "TSV". */
+export const kindOf = (dialect: Dialect) => (dialect.quoted ? "CSV" : "TSV");
+
+/** The problem of a document without a header. */
+export const noHeader = (dialect: Dialect) => `The ${kindOf(dialect)} is empty: expected a header row`;
+
 /**
  * Reads a CSV document (header of known columns, typed cells, an empty cell = field absent,
  * blank lines skipped) from pieces of whole records, rows counted as lines from the header = 1.
@@ -151,48 +250,32 @@ function firstBadLine(piece: Buffer, first: number): number {
  * on; a problem that leaves the rest unreadable (a bad header, bad quoting, bytes that are not
  * text) is added and ends reading. Cell values are checked afterwards by the product schema.
  */
-export class CsvReader {
-  private columns: Field[] | undefined;
+export class CsvReader implements DocumentReader<RecordPart> {
+  private columns: (Field | undefined)[] | undefined;
   private readonly structure: Problems;
   private readonly reading: Reading;
+  private readonly dialect: Dialect;
+  private readonly rules: HeaderRules;
 
-  constructor(structure: Problems, reading: Reading = { counting: false }) {
+  constructor(
+    structure: Problems,
+    reading: Reading = { counting: false },
+    dialect = CSV_DIALECT,
+    rules: HeaderRules = {},
+  ) {
     this.structure = structure;
     this.reading = reading;
+    this.dialect = dialect;
+    this.rules = rules;
   }
 
-  /**
-   * The records of pieces of whole records that follow one another, the first starting on line
-   * `first`, read as their concatenation is; false when reading must end.
-   */
   read(pieces: readonly Buffer[], first: number): (RecordPart & { count: number }) | false {
     const { structure } = this;
     // Past the header, records are only counted once the import is known to be refused.
     const keep = this.reading.counting && this.columns !== undefined ? 0 : Number.POSITIVE_INFINITY;
-    let table: CsvTable;
-    let restore: ((cell: string) => string) | undefined;
-    try {
-      const scanned = scanPieces(pieces, keep, first);
-      const piece = scanned === undefined && pieces.length > 1 ? Buffer.concat(pieces) : (pieces[0] as Buffer);
-      if (scanned !== undefined) table = scanned;
-      else if (isUtf8(piece)) {
-        table = scanCsv(piece, keep, first) ?? parseRecords(piece.toString("utf8"), keep, first);
-      } else {
-        const text = decodeText(piece);
-        const marker = text === undefined ? undefined : unusedCharacter(text);
-        if (text === undefined || marker === undefined) {
-          structure.add({ row: firstBadLine(piece, first), message: "The CSV is not valid UTF-8" });
-          return false;
-        }
-        const marked = text.replace(LONE_SURROGATE, marker);
-        restore = (cell) => (cell.includes(marker) ? cell.replaceAll(marker, LONE) : cell);
-        table = scanCsv(marked, keep, first) ?? parseRecords(marked, keep, first);
-      }
-    } catch (error) {
-      if (!isCatalogError(error, "INVALID_CSV")) throw error;
-      for (const problem of error.problems) structure.add(problem);
-      return false;
-    }
+    const read = readTable(pieces, first, keep, structure, this.dialect);
+    if (read === false) return false;
+    const { table, restore } = read;
     const records: unknown[] = [];
     const positions: number[] = [];
     let r = 0;
@@ -200,7 +283,8 @@ export class CsvReader {
       const header = table.records[0];
       if (header === undefined) return { records, positions, count: 0 };
       const before = structure.count;
-      this.columns = readHeader(restore ? header.map(restore) : header, table.rows[0] as number, structure);
+      const names = restore ? header.map(restore) : header;
+      this.columns = readHeader(names, table.rows[0] as number, structure, this.rules);
       if (structure.count > before) return false;
       r = 1;
     }
@@ -219,8 +303,7 @@ export class CsvReader {
     return { records, positions, count: table.count - start };
   }
 
-  /** Ends the document: one without a header is a problem. */
   end(): void {
-    if (this.columns === undefined) this.structure.add({ row: 1, message: "The CSV is empty: expected a header row" });
+    if (this.columns === undefined) this.structure.add({ row: 1, message: noHeader(this.dialect) });
   }
 }

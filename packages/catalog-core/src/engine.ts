@@ -15,6 +15,10 @@ export interface ImportSummary extends ImportCounts {
   readonly dryRun: boolean;
   /** True when an import with the same idempotency key had committed: nothing was applied again, and the counts are that import's. */
   readonly replayed?: true;
+  /** The profile a document was read with (`"native"`, `"shopify"`, ...), when the call named one. */
+  readonly profile?: string;
+  /** The columns of the file the catalog does not keep, in the order met, with `profile`. */
+  readonly ignoredColumns?: readonly string[];
 }
 
 /** The options of one run of the engine. */
@@ -59,18 +63,23 @@ function conflictError(conflicts: readonly SkuConflict[], source: RecordSource):
   return problems.toError("SKU_CONFLICT", "Conflicting skus");
 }
 
-const placeOf = (problem: Problem) => problem.row ?? problem.line ?? 0;
+const placeOf = (problem: Problem) => problem.row ?? problem.line ?? problem.item ?? 0;
+
+// Problems of two lists as one, in the order of the import.
+function joined(first: Problems, second: Problems): Problems {
+  const all = new Problems();
+  for (const problem of [...first.list, ...second.list].sort((a, b) => placeOf(a) - placeOf(b))) all.add(problem);
+  all.count = first.count + second.count;
+  return all;
+}
 
 /** The error of an import's problems: those of its structure first by code, all in the order of the import. */
-function problemError(source: RecordSource, invalid: Problems): CatalogError {
+function problemError(source: RecordSource, checked: Problems): CatalogError {
+  const invalid = source.values === undefined ? checked : joined(source.values, checked);
   const structure = source.structure;
   if (structure === undefined || structure.problems.count === 0)
     return invalid.toError("VALIDATION_FAILED", "Invalid products");
-  const all = new Problems();
-  for (const problem of [...structure.problems.list, ...invalid.list].sort((a, b) => placeOf(a) - placeOf(b)))
-    all.add(problem);
-  all.count = structure.problems.count + invalid.count;
-  return all.toError(structure.code, structure.what);
+  return joined(structure.problems, invalid).toError(structure.code, structure.what);
 }
 
 /**
@@ -89,7 +98,7 @@ export async function runImport(
   const { limit, dryRun, replace = false } = options;
   const write: WriteOptions = replace ? { dryRun, replace } : { dryRun };
   const invalid = new Problems();
-  const failed = () => invalid.count + (source.structure?.problems.count ?? 0) > 0;
+  const failed = () => invalid.count + (source.structure?.problems.count ?? 0) + (source.values?.count ?? 0) > 0;
   let staged: StagedImport | undefined;
   let pending: Promise<void> | undefined;
   let products: Product[] = [];
@@ -168,7 +177,9 @@ export async function runImport(
     if (!result.applied && result.busy) throw keyInUse(key as ImportKey);
     if (!result.applied) throw conflictError(result.conflicts, source);
     const { created, updated, unchanged } = result.counts;
-    return { total: created + updated + unchanged, ...result.counts, dryRun };
+    const { report } = source;
+    const read = report && { profile: report.profile, ignoredColumns: [...report.ignoredColumns] };
+    return { total: created + updated + unchanged, ...result.counts, dryRun, ...read };
   } catch (error) {
     await drop();
     throw error;

@@ -4,6 +4,7 @@ export {
   type Catalog,
   type CatalogLimits,
   type CatalogOptions,
+  type CsvImportOptions,
   createCatalog,
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
@@ -50,8 +51,37 @@ export {
   sameProduct,
 } from "./product.ts";
 export { type ProductView, ProductViewSchema, productViewJson, toProductView } from "./product-view.ts";
+export type { DocumentImportOptions } from "./profiles/options.ts";
+export {
+  type ImportProfile,
+  type ProfileContext,
+  type ProfileFormat,
+  type ProfileParameter,
+  type ProfileParameters,
+  type ProfileRecord,
+  type ProfileRow,
+  profileContext,
+  type RowGroup,
+} from "./profiles/profile.ts";
+export {
+  cell,
+  cellList,
+  type GroupParts,
+  groupProduct,
+  readAvailability,
+  readMoney,
+  readPrice,
+  shopPage,
+  type Variant,
+} from "./profiles/values.ts";
 export { type Site, SiteSchema, siteKey } from "./site.ts";
-export { documentSource, type RecordSource, type StreamFormat } from "./sources.ts";
+export {
+  type DocumentOptions,
+  type DocumentReport,
+  documentSource,
+  type RecordSource,
+  type StreamFormat,
+} from "./sources.ts";
 export { type Applicable, combineConflicts, ImportStaging, type SiteView } from "./staging.ts";
 export type {
   CatalogStore,

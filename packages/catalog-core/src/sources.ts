@@ -1,12 +1,43 @@
-// The channels of an import as sources of located records: a JSON list, one product, a CSV or
-// NDJSON document (in memory or streamed). The engine (engine.ts) takes any of them alike.
-import { decodeCsvStream } from "./csv-stream.ts";
+// The channels of an import as sources of located records: a JSON list, one product, a CSV,
+// TSV, NDJSON or XML document (in memory or streamed), natively or through a platform's profile.
+// The engine (engine.ts) takes any of them alike.
+import { CsvReader } from "./csv.ts";
+import { CSV_DIALECT, type Dialect } from "./csv-scanner.ts";
+import { decodeDelimited } from "./csv-stream.ts";
 import { decodeNdjson } from "./ndjson.ts";
 import { type Place, type ProblemCode, Problems, type Reading, type RecordPart, toPointer } from "./parse.ts";
+import type { Product } from "./product.ts";
+import { ColumnCheck } from "./profiles/columns.ts";
+import { groupRows, type RowPart } from "./profiles/grouping.ts";
+import { type ImportProfile, type ProfileParameters, profileContext } from "./profiles/profile.ts";
+import { RowReader } from "./profiles/rows.ts";
 import { type ByteSource, toBuffers } from "./text.ts";
 
-/** The formats of a document import: CSV as `importCsv` reads it, or NDJSON (one Product Object a line). */
-export type StreamFormat = "csv" | "ndjson";
+/**
+ * The formats of a document import: CSV as `importCsv` reads it, TSV (tab-separated, no quoting),
+ * NDJSON (one Product Object a line), or an XML feed (RSS 2.0 or Atom, through a profile).
+ */
+export type StreamFormat = "csv" | "tsv" | "ndjson" | "xml";
+
+/** How a document import reads its file besides its format. */
+export interface DocumentOptions {
+  /** A platform's profile; `"native"` or absent: the catalog's own columns. */
+  readonly profile?: ImportProfile | "native";
+  /** What the file lacks that the profile needs. */
+  readonly parameters?: ProfileParameters;
+  /** The delimiter of a CSV: `,` (the default), `;`, a tab or `|`. */
+  readonly delimiter?: Dialect["delimiter"];
+  /** `"ignore"`: columns nobody knows are listed in `ignoredColumns` rather than refused. */
+  readonly unknownColumns?: "refuse" | "ignore";
+  /** The profile whose platform writes a native header, if any: such a header is refused naming it. */
+  readonly detect?: (header: readonly string[]) => string | undefined;
+}
+
+/** What an import of a document says besides its counts: how it was read, and the columns it did not keep. */
+export interface DocumentReport {
+  readonly profile: string;
+  readonly ignoredColumns: readonly string[];
+}
 
 /** The records of an import as they are decoded, each part with the positions of its records. */
 export interface RecordSource {
@@ -19,6 +50,10 @@ export interface RecordSource {
   readonly buffered: boolean;
   /** How the document is read: the engine sets `counting` once the import is past its limit. */
   readonly reading?: Reading;
+  /** Problems of values found while decoding (a profile's price that does not read): as the schema's. */
+  readonly values?: Problems;
+  /** What the summary says of how the document was read, filled while it is. */
+  readonly report?: DocumentReport;
 }
 
 /** The records of `{ products: [...] }`, positions their indexes. */
@@ -39,29 +74,61 @@ export function productSource(product: unknown): RecordSource {
   };
 }
 
+const TSV: Dialect = { delimiter: "\t", quoted: false };
+const WHAT = { csv: "Malformed CSV", tsv: "Malformed TSV", xml: "Malformed XML feed" } as const;
+
 /**
- * The records of a CSV or NDJSON document as every import reads them, with their rows or lines
- * (`buffered` when the whole document is in memory); a tool may read a file with it before
- * sending it.
+ * The records of a CSV, TSV, NDJSON or XML document as every import reads it, with their rows,
+ * lines or items (`buffered` when the whole document is in memory); a tool may read a file with
+ * it before sending it. A profile reads the platform's file into the catalog's records.
  */
-export function documentSource(format: StreamFormat, body: ByteSource, buffered: boolean): RecordSource {
+export function documentSource(
+  format: StreamFormat,
+  body: ByteSource,
+  buffered: boolean,
+  options: DocumentOptions = {},
+): RecordSource {
   const problems = new Problems();
   const bytes = toBuffers(body);
   const reading = { counting: false };
-  if (format === "csv") {
+  if (format === "ndjson") {
     return {
-      parts: decodeCsvStream(bytes, problems, reading),
+      parts: decodeNdjson(bytes, problems, reading),
       reading,
-      locate: (row, path) => ({ row, column: String(path[0] ?? "") }),
-      structure: { problems, code: "INVALID_CSV", what: "Malformed CSV" },
+      locate: (line, path) => ({ line, pointer: toPointer(path) }),
+      structure: { problems, code: "INVALID_JSON", what: "Malformed NDJSON" },
       buffered,
     };
   }
+  if (format === "xml") throw new TypeError("An XML feed is read through a profile");
+  const dialect = format === "tsv" ? TSV : { ...CSV_DIALECT, delimiter: options.delimiter ?? "," };
+  const structure = { problems, code: "INVALID_CSV", what: WHAT[format] } as const;
+  const { profile } = options;
+  const ignoredColumns: string[] = [];
+  const shown = profile !== undefined || options.unknownColumns !== undefined;
+  if (profile === undefined || profile === "native") {
+    const rules = { unknownColumns: options.unknownColumns, ignored: ignoredColumns, detect: options.detect };
+    return {
+      parts: decodeDelimited(bytes, new CsvReader(problems, reading, dialect, rules), problems, dialect),
+      reading,
+      locate: (row, path) => ({ row, column: String(path[0] ?? "") }),
+      structure,
+      buffered,
+      ...(shown ? { report: { profile: "native", ignoredColumns } } : {}),
+    };
+  }
+  const values = new Problems();
+  const context = profileContext(format, options.parameters ?? {}, values);
+  const columns = new ColumnCheck(profile, problems, options.unknownColumns === "ignore");
+  const reader = new RowReader(problems, columns, dialect);
+  const rows: AsyncIterable<RowPart> = decodeDelimited(bytes, reader, problems, dialect);
   return {
-    parts: decodeNdjson(bytes, problems, reading),
-    reading,
-    locate: (line, path) => ({ line, pointer: toPointer(path) }),
-    structure: { problems, code: "INVALID_JSON", what: "Malformed NDJSON" },
+    parts: groupRows(rows, profile, context),
+    locate: (position, path) =>
+      context.place({ position, cells: {} }, profile.columnOf(path[0] as keyof Product, reader.header ?? [])),
+    structure,
+    values,
     buffered,
+    report: { profile: profile.name, ignoredColumns: columns.ignored },
   };
 }

@@ -10,7 +10,9 @@ import { sendJson } from "./success.ts";
 
 const CONTENT_TYPE: Readonly<Record<StreamFormat, string>> = {
   csv: "text/csv; charset=utf-8",
+  tsv: "text/tab-separated-values; charset=utf-8",
   ndjson: "application/x-ndjson",
+  xml: "application/xml",
 };
 
 // The `limit` query parameter: absent, or an integer the catalog then checks (`LIST_LIMIT`).

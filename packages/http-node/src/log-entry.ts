@@ -1,5 +1,5 @@
 // What the access log hears of each request: one entry, and the import it carried.
-import type { ImportSummary } from "@catalog-kit/catalog-core";
+import type { ImportSummary, StreamFormat } from "@catalog-kit/catalog-core";
 import type { Action } from "./routes.ts";
 
 /** One line of the access log: never the token, never the query string. */
@@ -20,7 +20,7 @@ export interface AccessLogEntry {
 /** An import as the access log entry describes it. */
 export interface ImportRecord {
   /** `json` (a JSON envelope), `csv` (CSV text, in an envelope or raw) or `ndjson` (a raw NDJSON body). */
-  format: "json" | "csv" | "ndjson";
+  format: "json" | StreamFormat;
   /** Bytes of the body as received (compressed, when it was). */
   bytes: number;
   /** The answer of an import that succeeded (written, or a dry run). */

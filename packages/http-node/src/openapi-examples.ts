@@ -81,4 +81,6 @@ export const STREAM_EXAMPLES: Readonly<Record<StreamFormat, string>> = {
   ndjson:
     '{"id":"p1","sku":"MUG-1","title":"Blue mug","available":true,"featured_image":"https://img.example/p1.png","url":"https://shop.example/p1"}\n{"id":"p2","sku":"MUG-2","title":"Red mug","available":true,"featured_image":"https://img.example/p2.png","url":"https://shop.example/p2"}\n',
   csv: "id,sku,title,available,featured_image,url\np1,MUG-1,Blue mug,true,https://img.example/p1.png,https://shop.example/p1\n",
+  tsv: "id\ttitle\tlink\timage_link\tavailability\tprice\nMUG-1\tBlue mug\thttps://shop.example/p1\thttps://img.example/p1.png\tin_stock\t12.00 USD\n",
+  xml: '<?xml version="1.0"?><rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel><item><g:id>MUG-1</g:id><title>Blue mug</title><link>https://shop.example/p1</link><g:image_link>https://img.example/p1.png</g:image_link><g:availability>in_stock</g:availability><g:price>12.00 USD</g:price></item></channel></rss>\n',
 };
