@@ -155,7 +155,7 @@ export function shopifyCsv(header: readonly string[], rows: readonly Readonly<Re
 
 /** The header of a CSV and its rows as the profile receives them: kept columns only, at their line. */
 export function decodeShopify(text: string): { header: string[]; rows: ProfileRow[] } {
-  const records = parse(text, { info: true }) as { record: string[]; info: { lines: number } }[];
+  const records = parse(text, { info: true }) as unknown as { record: string[]; info: { lines: number } }[];
   const header = records[0]?.record ?? [];
   const rows: ProfileRow[] = [];
   for (let i = 1; i < records.length; i++) {
