@@ -58,6 +58,18 @@ export async function* groupRows(
     closed.add(current.key, (current.rows[0] as ProfileRow).position);
     current = undefined;
   };
+  const openGroup = (name: string) => {
+    const key = open.has(name) ? name : aliases.get(name);
+    return key === undefined ? undefined : open.get(key);
+  };
+  // Two open groups found to be one: the rows of `from` join `into`, in the file's order.
+  const join = (into: Group, from: Group) => {
+    into.rows.push(...from.rows);
+    into.rows.sort((a, b) => a.position - b.position);
+    open.delete(from.key);
+    aliases.set(from.key, into.key);
+    for (const [alias, key] of aliases) if (key === from.key) aliases.set(alias, into.key);
+  };
   const take = () => {
     const part = { records, positions };
     records = [];
@@ -68,9 +80,18 @@ export async function* groupRows(
   for await (const part of parts) {
     for (const row of part.rows) {
       const group = profile.group(row, context);
-      const openKey = open.has(group.key) ? group.key : aliases.get(group.key);
-      const kept = openKey === undefined ? undefined : open.get(openKey);
+      let kept = openGroup(group.key);
+      if (group.alias !== undefined) {
+        // Rows that came first may have named the group by its alias (WooCommerce variations
+        // written before their parent name it by its SKU): those rows are the same group.
+        const named = openGroup(group.alias);
+        if (kept === undefined) kept = named;
+        else if (named !== undefined && named !== kept) join(kept, named);
+      }
       if (kept !== undefined || group.open) {
+        if (kept !== undefined && group.key !== kept.key && !open.has(group.key) && !aliases.has(group.key)) {
+          aliases.set(group.key, kept.key);
+        }
         if (group.alias !== undefined && !aliases.has(group.alias)) aliases.set(group.alias, kept?.key ?? group.key);
         if (kept !== undefined) kept.rows.push(row);
         else {
