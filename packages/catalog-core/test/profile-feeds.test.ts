@@ -6,9 +6,8 @@ import { checkProducts, Problems } from "../src/parse.ts";
 import { google } from "../src/profiles/google.ts";
 import { meta } from "../src/profiles/meta.ts";
 import type { ImportProfile, ProfileParameters, ProfileRow } from "../src/profiles/profile.ts";
+import { GOOGLE_FEED, META_FEED, MUG, S, TSHIRT, tsv } from "./support/feed-examples.ts";
 import { runProfile, tsvRows } from "./support/feed-rows.ts";
-
-const tsv = (...lines: string[][]) => lines.map((cells) => cells.join("\t")).join("\n");
 
 async function importTsv(profile: ImportProfile, text: string, parameters: ProfileParameters) {
   const { rows } = tsvRows(profile, text);
@@ -21,115 +20,6 @@ function accepted(records: readonly unknown[]) {
   checkProducts(records, (index, path) => ({ pointer: `/${index}/${path.join("/")}` }), problems);
   return problems.list;
 }
-
-// Shaped like Google's variant example: one row an item, item_group_id tying a shirt's sizes.
-const GOOGLE_HEADER = [
-  "id",
-  "title",
-  "description",
-  "link",
-  "image_link",
-  "additional_image_link",
-  "availability",
-  "price",
-  "sale_price",
-  "sale_price_effective_date",
-  "item_group_id",
-  "color",
-  "size",
-  "brand",
-  "condition",
-  "google_product_category",
-];
-const S = "https://shop.example.com";
-const GOOGLE_FEED = tsv(
-  GOOGLE_HEADER,
-  [
-    "TSHIRT-S-RED",
-    "Google Tee Red S",
-    "A red tee",
-    `${S}/tee?size=s`,
-    `${S}/img/red-s.jpg`,
-    `${S}/img/red-back.jpg,${S}/img/red-side.jpg`,
-    "in_stock",
-    "15.00 USD",
-    "",
-    "",
-    "TSHIRT",
-    "red",
-    "S",
-    "Google",
-    "new",
-    "Apparel & Accessories > Clothing > Shirts & Tops",
-  ],
-  [
-    "TSHIRT-M-RED",
-    "Google Tee Red M",
-    "A red tee",
-    `${S}/tee?size=m`,
-    `${S}/img/red-m.jpg`,
-    "",
-    "in stock",
-    "16.00 USD",
-    "12.00 USD",
-    "2000-01-01T00:00-0800/2999-12-31T23:59-0800",
-    "TSHIRT",
-    "red",
-    "M",
-    "Google",
-    "new",
-    "1604",
-  ],
-  [
-    "TSHIRT-L-RED",
-    "Google Tee Red L",
-    "A red tee",
-    `${S}/tee?size=l`,
-    `${S}/img/red-l.jpg`,
-    "",
-    "out_of_stock",
-    "17.50 USD",
-    "9.00 USD",
-    "2001-01-01/2001-01-31",
-    "TSHIRT",
-    "red",
-    "L",
-    "Google",
-    "new",
-    "1604",
-  ],
-  ["MUG-1", "Mug", "", `${S}/mug`, `${S}/img/mug.jpg`, "", "out of stock", "8.99 USD", "", "", "", "", "", "", "", ""],
-);
-
-const TSHIRT = {
-  id: "TSHIRT",
-  sku: "TSHIRT-S-RED",
-  title: "Google Tee Red S",
-  description: "A red tee",
-  price: 15,
-  price_min: 12,
-  price_max: 17.5,
-  available: true,
-  images: [
-    `${S}/img/red-s.jpg`,
-    `${S}/img/red-back.jpg`,
-    `${S}/img/red-side.jpg`,
-    `${S}/img/red-m.jpg`,
-    `${S}/img/red-l.jpg`,
-  ],
-  featured_image: `${S}/img/red-s.jpg`,
-  url: `${S}/tee?size=s`,
-};
-const MUG = {
-  id: "MUG-1",
-  sku: "MUG-1",
-  title: "Mug",
-  price: 8.99,
-  available: false,
-  images: [`${S}/img/mug.jpg`],
-  featured_image: `${S}/img/mug.jpg`,
-  url: `${S}/mug`,
-};
 
 describe("Google Merchant Center feeds", () => {
   test("an item group of 3 variants is one product; an item without a group is its own", async () => {
@@ -269,74 +159,6 @@ describe("columns", () => {
 });
 
 describe("Meta feeds", () => {
-  // Shaped like Meta's sample CSV feed, tab-separated, with its own fields and spellings.
-  const META_FEED = tsv(
-    [
-      "id",
-      "title",
-      "description",
-      "availability",
-      "condition",
-      "price",
-      "link",
-      "image_link",
-      "brand",
-      "item_group_id",
-      "fb_product_category",
-      "quantity_to_sell_on_facebook",
-      "status",
-      "video[0].url",
-    ],
-    [
-      "DB_1",
-      "Dog Bowl",
-      "Blue bowl",
-      "in stock",
-      "new",
-      "9.99 USD",
-      `${S}/bowl`,
-      `${S}/bowl.jpg`,
-      "PetCo",
-      "BOWL",
-      "Animals & Pet Supplies",
-      "10",
-      "active",
-      `${S}/bowl.mp4`,
-    ],
-    [
-      "DB_2",
-      "Dog Bowl L",
-      "Blue bowl",
-      "in stock",
-      "new",
-      "12.99 USD",
-      `${S}/bowl-l`,
-      `${S}/bowl-l.jpg`,
-      "PetCo",
-      "BOWL",
-      "Animals & Pet Supplies",
-      "0",
-      "archived",
-      "",
-    ],
-    [
-      "DL_1",
-      "Dog Leash",
-      "",
-      "in stock",
-      "new",
-      "5.00 USD",
-      `${S}/leash`,
-      `${S}/leash.jpg`,
-      "PetCo",
-      "",
-      "Animals & Pet Supplies",
-      "3",
-      "archived",
-      "",
-    ],
-  );
-
   test("an archived item is unavailable; the group is available through its active variant", async () => {
     const { header } = tsvRows(meta, META_FEED);
     expect(meta.detect(header)).toBe(true);
