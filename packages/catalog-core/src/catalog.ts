@@ -4,6 +4,7 @@ import { CSV_HEADER, csvRecord } from "./csv-write.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
 import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
+import { FEED_HEADER, feedLine } from "./feed-write.ts";
 import {
   type CallPrint,
   IDEMPOTENCY_DEFAULTS,
@@ -92,6 +93,15 @@ export interface StreamImportOptions extends CsvImportOptions {
   readonly format: StreamFormat;
 }
 
+/** What `exportProducts` writes: an import file of the catalog, or a platform's feed. */
+export type ExportFormat = "csv" | "ndjson" | "google" | "meta";
+
+/** Options of `exportProducts`. */
+export interface ExportOptions {
+  /** The ISO 4217 code of the site's prices: a feed needs it. */
+  readonly currency?: string;
+}
+
 /** Options of `listProducts`. */
 export interface ListOptions {
   /** Products per page, 1 to 1,000; default 100. */
@@ -140,10 +150,11 @@ export interface Catalog {
    */
   listProducts(site: Site, options?: ListOptions): Promise<ProductPage>;
   /**
-   * Every product of the site as an import file, CSV (header first) or NDJSON, in pieces of
+   * Every product of the site as an import file, CSV (header first) or NDJSON, or as a Merchant
+   * Center (`"google"`) or Meta (`"meta"`) TSV feed with prices in `options.currency`, in pieces of
    * text read from the store a page at a time: memory stays bounded whatever the site's size.
    */
-  exportProducts(site: Site, format: StreamFormat): AsyncGenerator<string>;
+  exportProducts(site: Site, format: ExportFormat, options?: ExportOptions): AsyncGenerator<string>;
   /** The product with id `key`, else sku `key`; `PRODUCT_NOT_FOUND` when there is none. */
   getProduct(site: Site, key: string, options?: LookupOptions): Promise<Product>;
   /** Deletes the product `getProduct` would return, freeing its sku, and returns it. */
@@ -310,13 +321,24 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return { products, nextCursor: last && encodeCursor(last.id) };
     },
 
-    async *exportProducts(site, format) {
+    async *exportProducts(site, format, { currency } = {}) {
       requireSite(site);
+      const feed = format === "google" || format === "meta" ? format : undefined;
+      if (feed !== undefined && (currency === undefined || !/^[A-Za-z]{3}$/.test(currency))) {
+        throw invalidOption("currency", `A ${feed} feed needs the ISO 4217 code of the site's prices, such as USD`);
+      }
+      const write =
+        feed !== undefined
+          ? (product: Product) => feedLine(product, feed, (currency as string).toUpperCase())
+          : format === "csv"
+            ? csvRecord
+            : encodeProduct;
       if (format === "csv") yield `${CSV_HEADER}\n`;
+      if (feed !== undefined) yield `${FEED_HEADER}\n`;
       for (let after: string | undefined, more = true; more; ) {
         const page = await store.list(site, after, EXPORT_PAGE);
         let text = "";
-        for (const product of page) text += `${format === "csv" ? csvRecord(product) : encodeProduct(product)}\n`;
+        for (const product of page) text += `${write(product)}\n`;
         if (text !== "") yield text;
         after = page[page.length - 1]?.id;
         more = page.length === EXPORT_PAGE;

@@ -8,6 +8,8 @@ export {
   createCatalog,
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
+  type ExportFormat,
+  type ExportOptions,
   type ImportMode,
   type ImportOptions,
   LIST_LIMIT,

@@ -2,17 +2,17 @@
 // an import file (CSV or NDJSON), as the Accept header chose (the route table's exports).
 import type { ServerResponse } from "node:http";
 import { setImmediate } from "node:timers/promises";
-import { LIST_LIMIT, type Site, type StreamFormat, toProductView } from "@catalog-kit/catalog-core";
+import { type ExportFormat, LIST_LIMIT, type Site, toProductView } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
 import { invalidQuery } from "./request-target.ts";
 import { requestSite } from "./site-access.ts";
 import { sendJson } from "./success.ts";
 
-const CONTENT_TYPE: Readonly<Record<StreamFormat, string>> = {
+const CONTENT_TYPE: Readonly<Record<ExportFormat, string>> = {
   csv: "text/csv; charset=utf-8",
-  tsv: "text/tab-separated-values; charset=utf-8",
   ndjson: "application/x-ndjson",
-  xml: "application/xml",
+  google: "text/tab-separated-values; charset=utf-8",
+  meta: "text/tab-separated-values; charset=utf-8",
 };
 
 // The `limit` query parameter: absent, or an integer the catalog then checks (`LIST_LIMIT`).
@@ -52,7 +52,7 @@ function drained(res: ServerResponse): Promise<void> {
 // to take each before reading the next: the server's memory does not grow with the site. A
 // failure once the answer has begun can no longer be a problem body: the connection is cut, so
 // that the client sees an incomplete answer rather than a short file.
-async function sendExport(ctx: RequestContext, site: Site, format: StreamFormat): Promise<void> {
+async function sendExport(ctx: RequestContext, site: Site, format: ExportFormat): Promise<void> {
   const { res } = ctx;
   const pieces = ctx.services.catalog.exportProducts(site, format);
   // The first piece is read before answering, so that a store down from the start is a 503.
@@ -79,7 +79,7 @@ async function sendExport(ctx: RequestContext, site: Site, format: StreamFormat)
 export async function serveList(ctx: RequestContext): Promise<void> {
   const { limit, cursor } = ctx.params;
   const site = requestSite(ctx);
-  if (ctx.format !== "json") return sendExport(ctx, site, ctx.format);
+  if (ctx.format === "csv" || ctx.format === "ndjson") return sendExport(ctx, site, ctx.format);
   const pageSize = parseLimit(limit);
   const options = {
     ...(pageSize === undefined ? {} : { limit: pageSize }),

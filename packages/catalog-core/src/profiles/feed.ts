@@ -90,12 +90,6 @@ function columnInHeader(header: readonly string[], name: string): string | undef
   return header.find((column) => feedName(column) === name);
 }
 
-// An XML feed repeats `additional_image_link`; a text feed writes the URLs in one cell, separated
-// by commas (a comma inside a URL is written %2C). The context names an XML place by item.
-function isXml(context: ProfileContext, row: ProfileRow): boolean {
-  return context.place(row, "").item !== undefined;
-}
-
 /** The profile of a platform's product feed, its attribute list given by `platform`. */
 export function feedProfile(platform: FeedPlatform): ImportProfile {
   const kept = new Set([...FEED_KEPT, ...(platform.kept ?? [])]);
@@ -109,7 +103,9 @@ export function feedProfile(platform: FeedPlatform): ImportProfile {
     const main = cellList(row, columnIn(row, "image_link"));
     const more = cellList(row, columnIn(row, "additional_image_link"));
     // Writers put ", " between URLs: a URL never starts or ends with white space.
-    const split = isXml(context, row) ? more : more.flatMap((text) => text.split(",").map((url) => url.trim()));
+    // An XML feed repeats `additional_image_link`; a text feed writes the URLs in one cell,
+    // separated by commas (a comma inside a URL is written %2C).
+    const split = context.format === "xml" ? more : more.flatMap((text) => text.split(",").map((url) => url.trim()));
     return [...main, ...split];
   };
 

@@ -33,6 +33,8 @@ export type ProfileParameter = keyof ProfileParameters;
 
 /** How a profile's call reads: its parameters, where its problems go, and how to locate them. */
 export interface ProfileContext {
+  /** The format of the file: an XML item gives a repeated element as a list, a CSV or TSV one cell. */
+  readonly format: ProfileFormat;
   readonly parameters: ProfileParameters;
   /** Problems of values the profile finds itself (a price it cannot read): each makes the import fail. */
   readonly problems: Problems;
@@ -96,6 +98,7 @@ export function profileContext(
   problems: Problems,
 ): ProfileContext {
   return {
+    format,
     parameters,
     problems,
     place:
