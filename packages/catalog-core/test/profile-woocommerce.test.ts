@@ -1,9 +1,8 @@
 // The WooCommerce profile: files shaped as WooCommerce's product exporter writes them, read into
 // product records through the grouping stage, wherever the exporter puts a product's variations.
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { checkProducts, Problems } from "../src/parse.ts";
 import { woocommerce } from "../src/profiles/woocommerce.ts";
-import { setWooClock } from "../src/profiles/woocommerce-cells.ts";
 import { byId, HEADER, image, importFile, importRows, rowsOf, SHOP, wooFile } from "./support/woocommerce-file.ts";
 
 // The product schema's judgement, as the engine makes it after the profile.
@@ -12,8 +11,6 @@ function schemaProblems(records: readonly unknown[]) {
   checkProducts(records, (index, path) => ({ pointer: `/${index}/${path.join("/")}` }), problems);
   return problems.list;
 }
-
-afterEach(() => setWooClock());
 
 describe("WooCommerce profile", () => {
   const exported = wooFile([
@@ -233,7 +230,7 @@ describe("WooCommerce profile", () => {
   });
 
   test("a sale price counts only between its dates", async () => {
-    setWooClock(() => Date.UTC(2024, 4, 15, 12));
+    let now = Date.UTC(2024, 4, 15, 12);
     const sale = (starts: string, ends: string) =>
       importFile(
         wooFile([
@@ -248,6 +245,8 @@ describe("WooCommerce profile", () => {
             "Regular price": "10",
           },
         ]),
+        {},
+        now,
       ).then(({ records, problems }) => (problems.count > 0 ? problems.list : records[0]?.price));
     expect(await sale("", "")).toBe(8);
     expect(await sale("2024-05-01 0:00:00", "2024-05-31 23:59:59")).toBe(8);
@@ -257,7 +256,7 @@ describe("WooCommerce profile", () => {
     expect(await sale("2024-02-30", "")).toEqual([
       { row: 2, column: "Date sale price starts", message: expect.stringContaining("is not a date") },
     ]);
-    setWooClock();
+    now = Date.now();
     expect(await sale("2000-01-01", "2999-12-31")).toBe(8);
     expect(await sale("2999-01-01", "")).toBe(10);
   });

@@ -11,7 +11,16 @@ import type {
   ProfileRecord,
   ProfileRow,
 } from "./profile.ts";
-import { cell, cellList, type GroupParts, groupProduct, readAvailability, readMoney, type Variant } from "./values.ts";
+import {
+  cell,
+  cellList,
+  type GroupParts,
+  groupProduct,
+  readAvailability,
+  readMoney,
+  sellingPrice,
+  type Variant,
+} from "./values.ts";
 
 /** The formats both platforms take: a TSV (Google's text feed), a CSV (Meta's), an RSS or Atom XML feed. */
 export const FEED_FORMATS: readonly ProfileFormat[] = ["tsv", "csv", "xml"];
@@ -109,7 +118,7 @@ export function feedProfile(platform: FeedPlatform): ImportProfile {
     return [...main, ...split];
   };
 
-  const price = (row: ProfileRow, context: ProfileContext, now: number): number | undefined => {
+  const price = (row: ProfileRow, context: ProfileContext): number | undefined => {
     const regular = readMoney(row, columnIn(row, "price"), context);
     const saleColumn = columnIn(row, "sale_price");
     if (cell(row, saleColumn).trim() === "") return regular;
@@ -118,13 +127,13 @@ export function feedProfile(platform: FeedPlatform): ImportProfile {
     const datesColumn = columnIn(row, "sale_price_effective_date");
     if (cell(row, datesColumn).trim() === "") return sale;
     const dates = readInterval(row, datesColumn, context);
-    return dates !== undefined && dates.start <= now && now < dates.end ? sale : regular;
+    return dates === undefined ? regular : sellingPrice(regular, sale, dates, context.now);
   };
 
-  const variant = (row: ProfileRow, context: ProfileContext, now: number): Variant => {
+  const variant = (row: ProfileRow, context: ProfileContext): Variant => {
     const availability = readAvailability(row, columnIn(row, "availability"), context);
     const withdrawn = platform.withdrawn?.(row, (name) => columnIn(row, name)) ?? false;
-    const amount = price(row, context, now);
+    const amount = price(row, context);
     const sku = value(row, "id");
     const available = (availability ?? false) && !withdrawn;
     return amount === undefined ? { sku, available } : { sku, price: amount, available };
@@ -132,7 +141,6 @@ export function feedProfile(platform: FeedPlatform): ImportProfile {
 
   const parts = (id: string, rows: readonly ProfileRow[], context: ProfileContext): GroupParts => {
     const first = rows[0] as ProfileRow;
-    const now = Date.now();
     const description = value(first, "description");
     return {
       id,
@@ -140,7 +148,7 @@ export function feedProfile(platform: FeedPlatform): ImportProfile {
       description: description === "" ? value(first, "summary") : description,
       url: value(first, "link"),
       images: rows.flatMap((row) => images(row, context)),
-      variants: rows.map((row) => variant(row, context, now)),
+      variants: rows.map((row) => variant(row, context)),
     };
   };
 

@@ -36,6 +36,8 @@ export interface ProfileContext {
   /** The format of the file: an XML item gives a repeated element as a list, a CSV or TSV one cell. */
   readonly format: ProfileFormat;
   readonly parameters: ProfileParameters;
+  /** The instant a sale's dates are compared with: when the import began, one for all its rows. */
+  readonly now: number;
   /** Problems of values the profile finds itself (a price it cannot read): each makes the import fail. */
   readonly problems: Problems;
   /** The place of a column (an element) of a row, for a problem. */
@@ -96,9 +98,11 @@ export function profileContext(
   format: ProfileFormat,
   parameters: ProfileParameters,
   problems: Problems,
+  now = Date.now(),
 ): ProfileContext {
   return {
     format,
+    now,
     parameters,
     problems,
     place:

@@ -86,6 +86,20 @@ export function readAvailability(row: ProfileRow, column: string, context: Profi
   return available;
 }
 
+/**
+ * The price a variant sells at: its sale price while the sale runs (from `start`, included, to
+ * `end`, excluded, either open), else its regular price.
+ */
+export function sellingPrice(
+  regular: number | undefined,
+  sale: number | undefined,
+  runs: { readonly start?: number | undefined; readonly end?: number | undefined },
+  now: number,
+): number | undefined {
+  const running = (runs.start === undefined || runs.start <= now) && (runs.end === undefined || now < runs.end);
+  return sale !== undefined && running ? sale : regular;
+}
+
 /** One variant of a group, as the group's product needs it. */
 export interface Variant {
   readonly sku?: string;

@@ -1,7 +1,8 @@
 // How WooCommerce's exporter writes the values of a row: its product type, status, stock status,
 // sale dates, lists of images and texts, each read back as the shop holds it.
+import { readInstant } from "./interval.ts";
 import type { ProfileContext, ProfileRow } from "./profile.ts";
-import { cell, readPrice } from "./values.ts";
+import { cell, readPrice, sellingPrice } from "./values.ts";
 import { WOO } from "./woocommerce-columns.ts";
 
 /** A row's product type (`simple`, `variable`, `external`, ...), its flags left out; `simple` when empty. */
@@ -91,34 +92,19 @@ export function wooInStock(row: ProfileRow, context: ProfileContext): boolean {
   return false;
 }
 
-// What `now` is, for the sale dates; a test sets it to a fixed instant.
-let clock: () => number = Date.now;
-
-/** Sets the instant sale dates are compared with (a test's fixed clock); none: the system's. */
-export function setWooClock(now?: () => number): void {
-  clock = now ?? Date.now;
-}
-
-// `2024-05-01` or `2024-05-01 0:00:00`, as the exporter writes a WC_DateTime.
-const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
-
-// The instant a sale date names, in UTC: the file names no time zone. A date without a time is the
-// start of its day, or its end for the last day of a sale, as WooCommerce sets it.
+// The instant a sale date names, in UTC (the file names no time zone); a date without a time is
+// its whole day, so that a sale's last day is included, as WooCommerce sets it.
 function saleDate(row: ProfileRow, column: string, end: boolean, context: ProfileContext): number | undefined {
   const text = wooCell(row, column);
   if (text === "") return undefined;
-  const match = DATE.exec(text);
-  const [year, month, day] = [Number(match?.[1]), Number(match?.[2]), Number(match?.[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (match === null || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+  const at = readInstant(text, end);
+  if (at === undefined) {
     context.problems.add({
       ...context.place(row, column),
       message: `"${clip(text)}" is not a date such as 2024-05-31 or 2024-05-31 23:59:59`,
     });
-    return undefined;
   }
-  if (match[4] === undefined) return date.getTime() + (end ? 86_400_000 - 1_000 : 0);
-  return date.getTime() + (Number(match[4]) * 3600 + Number(match[5]) * 60 + Number(match[6] ?? 0)) * 1000;
+  return at;
 }
 
 /**
@@ -128,11 +114,9 @@ function saleDate(row: ProfileRow, column: string, end: boolean, context: Profil
 export function wooPrice(row: ProfileRow, context: ProfileContext): number | undefined {
   const regular = readPrice(row, WOO.regularPrice, context, wooCell(row, WOO.regularPrice));
   const sale = readPrice(row, WOO.salePrice, context, wooCell(row, WOO.salePrice));
-  const starts = saleDate(row, WOO.saleStarts, false, context);
-  const ends = saleDate(row, WOO.saleEnds, true, context);
-  const now = clock();
-  const onSale = sale !== undefined && (starts === undefined || now >= starts) && (ends === undefined || now <= ends);
-  return onSale ? sale : regular;
+  const start = saleDate(row, WOO.saleStarts, false, context);
+  const end = saleDate(row, WOO.saleEnds, true, context);
+  return sellingPrice(regular, sale, { start, end }, context.now);
 }
 
 function clip(text: string): string {

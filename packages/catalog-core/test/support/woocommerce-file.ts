@@ -98,9 +98,14 @@ export function rowsOf(text: string): ProfileRow[] {
 }
 
 /** The records of a file's rows, given in parts cut after the rows `cuts` names, and the problems. */
-export async function importRows(rows: readonly ProfileRow[], parameters: ProfileParameters = {}, cuts: number[] = []) {
+export async function importRows(
+  rows: readonly ProfileRow[],
+  parameters: ProfileParameters = {},
+  cuts: number[] = [],
+  now = Date.now(),
+) {
   const problems = new Problems();
-  const context = profileContext("csv", { shopUrl: SHOP, ...parameters }, problems);
+  const context = profileContext("csv", { shopUrl: SHOP, ...parameters }, problems, now);
   const parts: RowPart[] = [];
   let from = 0;
   for (const cut of [...new Set(cuts)].sort((a, b) => a - b).concat(rows.length)) {
@@ -117,7 +122,8 @@ export async function importRows(rows: readonly ProfileRow[], parameters: Profil
 }
 
 /** The records of a file, in one part, and the problems. */
-export const importFile = (text: string, parameters: ProfileParameters = {}) => importRows(rowsOf(text), parameters);
+export const importFile = (text: string, parameters: ProfileParameters = {}, now = Date.now()) =>
+  importRows(rowsOf(text), parameters, [], now);
 
 /** Records by id. */
 export const byId = (records: readonly Record<string, unknown>[]) => Object.fromEntries(records.map((r) => [r.id, r]));
