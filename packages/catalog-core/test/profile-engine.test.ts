@@ -117,3 +117,78 @@ describe("a generated Shopify file in any byte chunks", () => {
     },
   );
 });
+
+describe("a generated WooCommerce file, variations anywhere after their parent", () => {
+  // A simple product (no variations) or a variable one of 1-3; each variation's place is drawn.
+  const productArb = fc.record({
+    title: titleArb,
+    cents: centsArb,
+    variations: fc.array(fc.record({ cents: centsArb, place: fc.nat() }), { maxLength: 3 }),
+    bySku: fc.boolean(),
+  });
+
+  test.prop([fc.array(productArb, { minLength: 1, maxLength: 6 }), cutsArb], { numRuns: 80 })(
+    "always the products of its parents, each variation once",
+    async (products, cuts) => {
+      const n = products.length;
+      // Parents at odd keys 2i+1, a variation at an even key after its parent's: stable sort keeps draws in order.
+      const placed: { key: number; row: Record<string, string> }[] = [];
+      const expected: Product[] = products.map(({ title, cents, variations, bySku }, i) => {
+        const id = String(100 + 10 * i);
+        const image = `${SHOP}/img/${id}.jpg`;
+        const url = `${SHOP}/?p=${id}`;
+        if (variations.length === 0) {
+          const row = { ID: id, Type: "simple", SKU: `S${i}`, Name: title, "Regular price": String(cents / 100) };
+          placed.push({ key: 2 * i + 1, row: { ...row, Images: image } });
+          return {
+            id,
+            sku: `S${i}`,
+            title,
+            price: cents / 100,
+            available: true,
+            images: [image],
+            featured_image: image,
+            url,
+          };
+        }
+        placed.push({ key: 2 * i + 1, row: { ID: id, Type: "variable", SKU: `P${i}`, Name: title, Images: image } });
+        const rows = variations.map(({ cents: price, place }, j) => ({
+          key: 2 * (i + 1 + (place % (n - i))),
+          price: price / 100,
+          sku: `P${i}-${j}`,
+          image: `${SHOP}/img/${id}-${j}.jpg`,
+          row: {
+            ID: String(100 + 10 * i + j + 1),
+            Type: "variation",
+            SKU: `P${i}-${j}`,
+            "Regular price": String(price / 100),
+            Images: `${SHOP}/img/${id}-${j}.jpg`,
+            Parent: bySku ? `P${i}` : `id:${id}`,
+          },
+        }));
+        placed.push(...rows);
+        const inFile = [...rows].sort((a, b) => a.key - b.key);
+        const first = inFile[0] as (typeof inFile)[number];
+        return {
+          id,
+          sku: first.sku,
+          title,
+          ...priced(inFile.map((v) => v.price)),
+          available: true,
+          images: [image, ...inFile.map((v) => v.image)],
+          featured_image: image,
+          url,
+        };
+      });
+      const text = wooFile(placed.sort((a, b) => a.key - b.key).map(({ row }) => row));
+      const { catalog, site } = open();
+      const summary = await catalog.importStream(site, cutAt(text, cuts), {
+        format: "csv",
+        profile: "woocommerce",
+        shopUrl: SHOP,
+      });
+      expect(summary).toMatchObject({ total: n, created: n, profile: "woocommerce" });
+      expect(await all(catalog, site)).toEqual(expected.sort((a, b) => (a.id < b.id ? -1 : 1)));
+    },
+  );
+});
