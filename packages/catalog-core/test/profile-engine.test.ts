@@ -192,3 +192,130 @@ describe("a generated WooCommerce file, variations anywhere after their parent",
     },
   );
 });
+
+// A body that fails the test if anything reads it.
+const unread: ByteSource = {
+  [Symbol.asyncIterator]() {
+    throw new Error("the body was read");
+  },
+};
+const NATIVE = "id\tsku\ttitle\tavailable\tfeatured_image\turl";
+const GOOGLE = "id\ttitle\tlink\timage_link\tavailability\tprice";
+
+describe("how a file is read", () => {
+  test("a TSV cell holding a quoted tab is a wrong cell count at its row, and nothing is written", async () => {
+    const { catalog, site } = open();
+    const native = `${NATIVE}\na\tb\tT\ttrue\t${CDN}a.jpg\t${SHOP}/a\nc\td\t"x\ty"\ttrue\t${CDN}c.jpg\t${SHOP}/c\n`;
+    await expect(catalog.importStream(site, [Buffer.from(native)], { format: "tsv" })).rejects.toMatchObject({
+      code: "INVALID_CSV",
+      problems: [{ row: 3, message: "Expected 6 cells, found 7" }],
+    });
+    const feed = `${GOOGLE}\nA\tT\t${SHOP}/a\t${CDN}a.jpg\tin_stock\t1.00\nB\t"x\ty"\t${SHOP}/b\t${CDN}b.jpg\tin_stock\t1.00\n`;
+    await expect(
+      catalog.importStream(site, byteChunks(feed, [30, 61]), { format: "tsv", profile: "google", currency: "USD" }),
+    ).rejects.toMatchObject({
+      code: "INVALID_CSV",
+      problems: [{ row: 3, message: expect.stringMatching(/^Expected 6 cells, found 7 \(a TSV has no quoting/) }],
+    });
+    expect(await all(catalog, site)).toEqual([]);
+  });
+
+  test("an unknown column is a located problem, unless unknownColumns is ignore", async () => {
+    const { catalog, site } = open();
+    const native = `id,sku,title,available,featured_image,url,colour\na,b,T,true,${CDN}a.jpg,${SHOP}/a,red\n`;
+    await expect(catalog.importCsv(site, native)).rejects.toMatchObject({
+      code: "INVALID_CSV",
+      problems: [{ row: 1, column: "colour", message: 'Unknown column "colour"' }],
+    });
+    const shopify = `Handle,Title,Variant SKU,Variant Price,Image Src,Frobnicate\nmug,Mug,M,1,${CDN}m.jpg,x\n`;
+    const options = { profile: "shopify", shopUrl: SHOP } as const;
+    await expect(catalog.importCsv(site, shopify, options)).rejects.toMatchObject({
+      code: "INVALID_CSV",
+      problems: [{ row: 1, column: "Frobnicate" }],
+    });
+    expect(await all(catalog, site)).toEqual([]);
+    expect(await catalog.importCsv(site, native, { unknownColumns: "ignore" })).toMatchObject({
+      created: 1,
+      profile: "native",
+      ignoredColumns: ["colour"],
+    });
+    expect(await catalog.importCsv(site, shopify, { ...options, unknownColumns: "ignore" })).toMatchObject({
+      created: 1,
+      profile: "shopify",
+      ignoredColumns: ["Frobnicate"],
+    });
+    expect((await all(catalog, site)).map((p) => p.id)).toEqual(["a", "mug"]);
+  });
+
+  test('a native CSV with delimiter ";": commas are text', async () => {
+    const { catalog, site } = open();
+    const csv = `id;sku;title;available;featured_image;url;price\na;b;Lamp, brass;true;${CDN}a.jpg;${SHOP}/a;3.5\n`;
+    expect(await catalog.importCsv(site, csv, { delimiter: ";" })).toMatchObject({ created: 1 });
+    expect(await catalog.getProduct(site, "a")).toEqual({
+      id: "a",
+      sku: "b",
+      title: "Lamp, brass",
+      available: true,
+      featured_image: `${CDN}a.jpg`,
+      url: `${SHOP}/a`,
+      price: 3.5,
+    });
+    // Read with the default comma, the same file is one column of an unknown name.
+    await expect(catalog.importCsv(site, csv)).rejects.toMatchObject({ code: "INVALID_CSV" });
+  });
+
+  test.each([
+    ["shopify", `Handle,Title,Variant SKU,Variant Price,Image Src\nmug,Mug,M,1,${CDN}m.jpg\n`],
+    ["woocommerce", `ID,Type,SKU,Name,Regular price,Images,Parent\n1,simple,A,A,1,${CDN}a.jpg,\n`],
+    ["google", `id,title,link,image_link,availability,price\nA,T,${SHOP}/a,${CDN}a.jpg,in_stock,1.00 USD\n`],
+  ])("a native CSV whose header is %s's is refused, naming the profile", async (name, csv) => {
+    const { catalog, site } = open();
+    const refusal = {
+      code: "INVALID_CSV",
+      problems: [expect.objectContaining({ row: 1, message: expect.stringContaining(`profile=${name}`) })],
+    };
+    await expect(catalog.importCsv(site, csv)).rejects.toMatchObject(refusal);
+    await expect(catalog.importStream(site, [Buffer.from(csv)], { format: "csv" })).rejects.toMatchObject(refusal);
+    expect(await all(catalog, site)).toEqual([]);
+  });
+
+  test.each([
+    ["shopify", "shopUrl", { format: "csv" }],
+    ["woocommerce", "shopUrl", { format: "csv" }],
+    ["google", "currency", { format: "tsv" }],
+    ["meta", "currency", { format: "csv" }],
+  ] as const)("the %s profile without %s is refused before the body is read", async (profile, parameter, rest) => {
+    const { catalog, site } = open();
+    await expect(catalog.importStream(site, unread, { ...rest, profile })).rejects.toMatchObject({
+      code: "VALIDATION_FAILED",
+      problems: [{ parameter, message: expect.stringContaining(`needs ${parameter}`) }],
+    });
+  });
+});
+
+describe("a group written apart", () => {
+  // The problem names the column that ties the rows in this file's own header, not another set's.
+  test.each([
+    [
+      "Shopify's current header",
+      { format: "csv", profile: "shopify", shopUrl: SHOP },
+      `Title,URL handle,SKU,Price,Product image URL\nTee,tee,T-S,1,${CDN}t.jpg\nMug,mug,M,1,${CDN}m.jpg\n,tee,T-M,2,\n`,
+      "URL handle",
+    ],
+    [
+      "a feed with item groups",
+      { format: "tsv", profile: "google", currency: "USD" },
+      `${GOOGLE}\titem_group_id\nS\tS\t${SHOP}/s\t${CDN}s.jpg\tin_stock\t1.00\tG\nM\tM\t${SHOP}/m\t${CDN}m.jpg\tin_stock\t1.00\t\nL\tL\t${SHOP}/l\t${CDN}l.jpg\tin_stock\t1.00\tG\n`,
+      "item_group_id",
+    ],
+  ] as const)("in %s is located at the grouping column, and nothing is written", async (_, options, text, column) => {
+    const { catalog, site } = open();
+    await expect(catalog.importStream(site, [Buffer.from(text)], options)).rejects.toMatchObject({
+      code: "VALIDATION_FAILED",
+      problems: expect.arrayContaining([
+        expect.objectContaining({ row: 4, column, message: expect.stringContaining("are apart") }),
+      ]),
+    });
+    expect(await all(catalog, site)).toEqual([]);
+  });
+});
