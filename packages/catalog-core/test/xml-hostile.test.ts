@@ -5,7 +5,7 @@ import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import type { Problem } from "../src/errors.ts";
 import { Problems } from "../src/parse.ts";
-import { decodeXmlItems, MAX_DEPTH, MAX_ELEMENT_BYTES } from "../src/xml-items.ts";
+import { decodeXmlItems, MAX_DEPTH, MAX_ELEMENT_BYTES, MAX_ITEM_BYTES } from "../src/xml-items.ts";
 
 const OPEN = `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel><title>Shop</title>\n`;
 const CLOSE = "</channel></rss>\n";
@@ -181,6 +181,16 @@ describe("bounded memory", () => {
     }
     const out = await decode(chunks());
     expect(out.problems).toEqual([{ item: 1, element: "description", message: expect.stringMatching(/longer than/) }]);
+  });
+
+  test("an item of many large elements: a problem once the item holds more than its bound", async () => {
+    const element = Buffer.from(`<g:custom_label>${"c".repeat(1024 * 1024)}</g:custom_label>`);
+    const rest = Array.from({ length: 40 }, () => element);
+    const out = await decode([Buffer.from(`${OPEN}${item(1)}<item>`), ...rest, Buffer.from(`</item>${CLOSE}`)]);
+    expect(out.problems).toEqual([
+      { item: 2, element: "custom_label", message: `An item's elements hold more than ${MAX_ITEM_BYTES} bytes` },
+    ]);
+    expect(out.taken).toBeLessThan(20);
   });
 
   test("10,000 levels of nesting: a problem past the deepest level read, no stack grown", async () => {

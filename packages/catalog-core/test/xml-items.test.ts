@@ -155,6 +155,17 @@ describe("decodeXmlItems", () => {
     }
   });
 
+  test("an element named __proto__ is a cell like any other", async () => {
+    const xml = `<rss><channel><item><__proto__>a</__proto__><__proto__>b</__proto__><id>1</id></item></channel></rss>`;
+    const out = await decode([Buffer.from(xml)]);
+    const cells = (out.rows[0] as { cells: Record<string, unknown> }).cells;
+    expect(Object.getPrototypeOf(cells)).toBe(Object.prototype);
+    expect(Object.entries(cells)).toEqual([
+      ["__proto__", ["a", "b"]],
+      ["id", "1"],
+    ]);
+  });
+
   test("each arrival yields the items it completed, counted", async () => {
     const bytes = Buffer.from(RSS);
     const second = RSS.indexOf("<g:id>SHIRT_1");
