@@ -64,7 +64,7 @@ export async function detectProfile(
   const separator = delimiter ?? (kind.format === "tsv" ? "\t" : ",");
   const quoted = kind.format === "csv";
   const head = await readHead(file, kind.gzip, (text) => headerNames(text, separator, quoted) !== undefined);
-  const header = headerNames(head.text, separator, quoted, true);
+  const header = headerNames(head.text, separator, quoted, head.ended);
   if (header === undefined) return undefined;
   return BUILTIN_PROFILES.find((profile) => profile.formats.includes(kind.format as "csv") && profile.detect(header));
 }
