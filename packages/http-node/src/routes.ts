@@ -13,10 +13,13 @@ import {
   BY,
   CURSOR,
   DRY_RUN,
+  EXPORT_CURRENCY,
+  EXPORT_PROFILE,
   IMPORT_SITE_ID,
   IMPORT_SITE_TYPE,
   LIMIT,
   MODE,
+  READING,
   SITE_ID,
   SITE_TYPE,
 } from "./query-params.ts";
@@ -51,16 +54,24 @@ export interface Route {
   readonly methods: Readonly<Partial<Record<Method, Operation>>>;
 }
 
-const NDJSON_BODY: RawBody = {
-  types: { "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" },
-  what: "NDJSON: one Product Object per line, blank lines skipped",
+const TSV_TYPE = "text/tab-separated-values";
+// A platform's feed comes as XML under any of the names feeds are served with.
+const XML_TYPES = { "application/xml": "xml", "text/xml": "xml", "application/rss+xml": "xml", "application/atom+xml": "xml" } as const;
+const BULK_BODY: RawBody = {
+  types: { "application/x-ndjson": "ndjson", "application/jsonl": "ndjson", "text/csv": "csv", [TSV_TYPE]: "tsv", ...XML_TYPES },
+  what: "NDJSON (one Product Object per line, blank lines skipped), or a document read by the profile query parameter: a CSV, a TSV, or an RSS 2.0 or Atom feed",
+  examples: { csv: "shopifyCsv", tsv: "googleTsv", xml: "rss" },
 };
 const CSV_BODY: RawBody = {
-  types: { "text/csv": "csv" },
-  what: "the CSV document itself, by the same rules as csvContent",
+  types: { "text/csv": "csv", [TSV_TYPE]: "tsv" },
+  what: "the CSV (or TSV) document itself, by the same rules as csvContent, read by the profile query parameter",
+  examples: { csv: "nativeCsv", tsv: "googleTsv" },
 };
-const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE];
+const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE, ...READING];
 const EXPORT_TYPES = { "text/csv": "csv", "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" } as const;
+// The export's feeds are chosen by its profile parameter; Accept may name their type too.
+const FEED_TYPES = { ...EXPORT_TYPES, [TSV_TYPE]: "tsv" } as const;
+const EXPORT_QUERY = [SITE_ID, SITE_TYPE, EXPORT_PROFILE, EXPORT_CURRENCY];
 const IMPORTED = {
   description: "Products imported (or, with dryRun, checked and counted)",
   schema: ref("ImportSummary"),
@@ -148,12 +159,12 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
         action: "bulk",
         token: true,
         query: IMPORT_QUERY,
-        body: { field: "products", raw: NDJSON_BODY },
+        body: { field: "products", raw: BULK_BODY },
         serve: serveImport,
         doc: {
           operationId: "importProducts",
           summary: "Import or modify a list of products",
-          description: importing((l) => `a list of products (at most ${l.maxProductsPerRequest})`, NDJSON_BODY),
+          description: importing((l) => `a list of products (at most ${l.maxProductsPerRequest})`, BULK_BODY),
           tag: "Import",
           answer: IMPORTED,
           request: { schema: "BulkImportRequest", example: EXAMPLES.importProducts },
@@ -192,15 +203,18 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       GET: operation({
         action: "export",
         token: true,
-        query: [SITE_ID, SITE_TYPE],
-        exports: { types: EXPORT_TYPES, query: [SITE_ID, SITE_TYPE], only: "csv" },
+        query: EXPORT_QUERY,
+        exports: { types: FEED_TYPES, query: EXPORT_QUERY, only: "csv" },
         serve: serveList,
         doc: {
           operationId: "exportProducts",
-          summary: "Export a site's products as a CSV or NDJSON file",
+          summary: "Export a site's products as a CSV or NDJSON file, or a product feed",
           description: EXPORTS,
           tag: "Products",
-          answer: { description: "The whole site as a CSV or NDJSON file", schema: { type: "string" } },
+          answer: {
+            description: "The whole site as a CSV or NDJSON file, or (profile=google or meta) a TSV feed",
+            schema: { type: "string" },
+          },
           storage: true,
         },
       }),
