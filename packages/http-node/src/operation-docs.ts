@@ -1,7 +1,8 @@
 // The longer descriptions of the route table's operations, apart from the table so that it stays
 // a table: what an import takes and where its site comes from, a lookup's rule, list and export.
-import { KEY_RULES } from "./openapi-components.ts";
+
 import type { StreamFormat } from "@catalog-kit/catalog-core";
+import { KEY_RULES } from "./openapi-components.ts";
 import type { PublishedLimits, RawBody } from "./operation.ts";
 
 const LOCATED: Readonly<Record<StreamFormat, string>> = {

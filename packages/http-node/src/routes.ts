@@ -1,12 +1,13 @@
 // The route table: each resource's path and, for each method, the operation that serves it (see
 // operation.ts). Routing, the Allow header of a 405, every query allowlist, the media types of
-// bodies and exports, and the paths of /openapi.json are all read from here.
+// bodies and exports (their types in raw-bodies.ts), and the paths of /openapi.json are all read
+// from here.
 import { serveList } from "./browse.ts";
 import { serveImport } from "./imports.ts";
 import { serveDelete, serveGet } from "./lookup.ts";
 import { ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
-import { type Operation, operation, type RawBody } from "./operation.ts";
+import { type Operation, operation } from "./operation.ts";
 import { EXPORTS, find, importing, LIST } from "./operation-docs.ts";
 import {
   ALLOW_EMPTY,
@@ -23,6 +24,7 @@ import {
   SITE_ID,
   SITE_TYPE,
 } from "./query-params.ts";
+import { BULK_BODY, CSV_BODY, EXPORT_TYPES, FEED_TYPES } from "./raw-bodies.ts";
 import { serveHealth, serveMetrics, serveOpenApi } from "./service.ts";
 
 /** Where every product endpoint lives. */
@@ -54,23 +56,7 @@ export interface Route {
   readonly methods: Readonly<Partial<Record<Method, Operation>>>;
 }
 
-const TSV_TYPE = "text/tab-separated-values";
-// A platform's feed comes as XML under any of the names feeds are served with.
-const XML_TYPES = { "application/xml": "xml", "text/xml": "xml", "application/rss+xml": "xml", "application/atom+xml": "xml" } as const;
-const BULK_BODY: RawBody = {
-  types: { "application/x-ndjson": "ndjson", "application/jsonl": "ndjson", "text/csv": "csv", [TSV_TYPE]: "tsv", ...XML_TYPES },
-  what: "NDJSON (one Product Object per line, blank lines skipped), or a document read by the profile query parameter: a CSV, a TSV, or an RSS 2.0 or Atom feed",
-  examples: { csv: "shopifyCsv", tsv: "googleTsv", xml: "rss" },
-};
-const CSV_BODY: RawBody = {
-  types: { "text/csv": "csv", [TSV_TYPE]: "tsv" },
-  what: "the CSV (or TSV) document itself, by the same rules as csvContent, read by the profile query parameter",
-  examples: { csv: "nativeCsv", tsv: "googleTsv" },
-};
 const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE, ...READING];
-const EXPORT_TYPES = { "text/csv": "csv", "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" } as const;
-// The export's feeds are chosen by its profile parameter; Accept may name their type too.
-const FEED_TYPES = { ...EXPORT_TYPES, [TSV_TYPE]: "tsv" } as const;
 const EXPORT_QUERY = [SITE_ID, SITE_TYPE, EXPORT_PROFILE, EXPORT_CURRENCY];
 const IMPORTED = {
   description: "Products imported (or, with dryRun, checked and counted)",
