@@ -39,7 +39,7 @@ export interface KeyedRequest {
   readonly mode: string | undefined;
   readonly dryRun: boolean;
   readonly allowEmpty: boolean;
-  /** How a document is read (`profile`, `shopUrl`, ...), as the query gave them. */
+  /** How a document is read (`profile`, `shopUrl`, ...), as the query gave them; other names are not read. */
   readonly reading: Readonly<Record<string, string | undefined>>;
 }
 

@@ -78,8 +78,8 @@ function keyed(
 ): ImportCall {
   if (key === undefined || hash === undefined) return options;
   const { mode, dryRun = false, allowEmpty = false } = options;
-  const reading = Object.fromEntries(READING.map(({ name }) => [name, ctx.params[name]]));
-  const fingerprint = () => requestFingerprint(ctx.req, ctx.path, site, { mode, dryRun, allowEmpty, reading }, hash);
+  const keyedRequest = { mode, dryRun, allowEmpty, reading: ctx.params };
+  const fingerprint = () => requestFingerprint(ctx.req, ctx.path, site, keyedRequest, hash);
   return { ...options, idempotencyKey: key, fingerprint };
 }
 

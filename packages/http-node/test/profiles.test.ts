@@ -1,6 +1,7 @@
 // Import profiles over HTTP: a platform's file (Shopify CSV, Merchant Center TSV) sent raw or as
 // csvContent with the reading parameters, which pass to the catalog as given and are checked
 // before a byte of the body is read; their place in the idempotency fingerprint; the feed export.
+import { gzipSync } from "node:zlib";
 import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { problemOf } from "./support/problem.ts";
@@ -125,6 +126,13 @@ describe("a Merchant Center feed (TSV)", () => {
       expect(await response.json(), route).toMatchObject({ total: 2, profile: "google" });
     }
     expect(await get("tsv-2")).toMatchObject({ title: "Feed tsv-2", price: 19, url: "https://shop.example/tsv-2" });
+    // Compressed, as any body.
+    const gzip = await server.request("POST", `${BASE}/bulk?${site()}&profile=google&currency=USD&dryRun=true`, {
+      ...admin,
+      headers: { ...TSV, "content-encoding": "gzip" },
+      body: gzipSync(feed.replaceAll("tsv-", "gz-")),
+    });
+    expect(await gzip.json()).toMatchObject({ total: 2, created: 2, dryRun: true, profile: "google" });
   });
 
   it("a price in another currency is a problem at its row and column, and nothing is written", async () => {
