@@ -1,5 +1,19 @@
 // createCatalog: the catalog's operations (sites, imports through the engine, lists, exports,
 // id-or-sku lookup) over a CatalogStore.
+
+import type {
+  BulkImportOptions,
+  CatalogLimits,
+  CatalogOptions,
+  CsvImportOptions,
+  ExportFormat,
+  ExportOptions,
+  ImportOptions,
+  ListOptions,
+  LookupOptions,
+  ProductPage,
+  StreamImportOptions,
+} from "./catalog-options.ts";
 import { CSV_HEADER, csvRecord } from "./csv-write.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
@@ -16,111 +30,11 @@ import {
   valuePrint,
 } from "./idempotency.ts";
 import { encodeProduct, isProductKey, type Product } from "./product.ts";
-import { type DocumentImportOptions, documentOptions, profileBook } from "./profiles/options.ts";
-import type { ImportProfile } from "./profiles/profile.ts";
+import { documentOptions, profileBook, readingPrint } from "./profiles/options.ts";
 import { checkSite, type Site, siteKey } from "./site.ts";
-import {
-  type DocumentOptions,
-  documentSource,
-  listSource,
-  productSource,
-  type RecordSource,
-  type StreamFormat,
-} from "./sources.ts";
-import type { CatalogStore, KeyField } from "./store.ts";
+import { type DocumentOptions, documentSource, listSource, productSource, type RecordSource } from "./sources.ts";
+import type { KeyField } from "./store.ts";
 import type { ByteSource } from "./text.ts";
-
-/** Limits the catalog enforces on every import. */
-export interface CatalogLimits {
-  /** Most products (or CSV rows) one import may carry; more is `TOO_MANY_PRODUCTS`. Default 100,000. */
-  readonly maxProductsPerRequest?: number;
-  /** Most products (or CSV rows) one streamed import may carry; more is `TOO_MANY_PRODUCTS`. Default 10,000,000. */
-  readonly maxProductsPerStream?: number;
-}
-
-/** How to build a catalog: its store, the sites that exist, and its limits. */
-export interface CatalogOptions {
-  readonly store: CatalogStore;
-  readonly sites?: Iterable<Site>;
-  readonly limits?: CatalogLimits;
-  /** How long idempotency keys are kept and claimed (`IDEMPOTENCY_DEFAULTS`). */
-  readonly idempotency?: Partial<KeyPolicy>;
-  /** Profiles of other platforms' files, besides the built-in ones, for the `profile` option by name. */
-  readonly profiles?: readonly ImportProfile[];
-}
-
-/** Options of the three imports. */
-export interface ImportOptions {
-  /** Run every check and count, write nothing. */
-  readonly dryRun?: boolean;
-  /**
-   * Makes the import exactly-once: once an import with this key committed in the site, the same
-   * call again is answered with its summary (`replayed: true`) and applies nothing; another call
-   * under the key is `IDEMPOTENCY_KEY_REUSED`, and one while it runs `IDEMPOTENCY_KEY_IN_USE`.
-   */
-  readonly idempotencyKey?: string;
-  /**
-   * What tells the call under its key from another one; by default a SHA-256 of its kind, site,
-   * options and body. A function is called once the body has been read whole.
-   */
-  readonly fingerprint?: string | (() => string);
-}
-
-/** Options of the bulk imports (a list, CSV, a stream). */
-export interface BulkImportOptions extends ImportOptions {
-  /**
-   * `"upsert"` (the default) creates and replaces the products given; `"replace"` makes them the
-   * site's whole catalog: the site's other products are deleted in the same atomic step, their
-   * skus freed, and the summary counts them in `deleted`.
-   */
-  readonly mode?: ImportMode;
-  /** A replace with no products would empty the site: it is refused unless this is true. */
-  readonly allowEmpty?: boolean;
-}
-
-/** How a bulk import treats the products of the site it does not name. */
-export type ImportMode = "upsert" | "replace";
-
-/** Options of an import of CSV text: the bulk import's, and how the document is read. */
-export interface CsvImportOptions extends BulkImportOptions, DocumentImportOptions {}
-
-/** Options of a streamed import. */
-export interface StreamImportOptions extends CsvImportOptions {
-  /**
-   * `"csv"`: a CSV document as `importCsv` takes it; `"tsv"`: tab-separated, unquoted;
-   * `"ndjson"`: one Product Object a line; `"xml"`: an RSS 2.0 or Atom feed (through a profile).
-   */
-  readonly format: StreamFormat;
-}
-
-/** What `exportProducts` writes: an import file of the catalog, or a platform's feed. */
-export type ExportFormat = "csv" | "ndjson" | "google" | "meta";
-
-/** Options of `exportProducts`. */
-export interface ExportOptions {
-  /** The ISO 4217 code of the site's prices: a feed needs it. */
-  readonly currency?: string;
-}
-
-/** Options of `listProducts`. */
-export interface ListOptions {
-  /** Products per page, 1 to 1,000; default 100. */
-  readonly limit?: number;
-  /** The `nextCursor` of the page before; absent for the first page. */
-  readonly cursor?: string;
-}
-
-/** A page of products in id order, and the cursor of the next page (`undefined` after the last). */
-export interface ProductPage {
-  readonly products: Product[];
-  readonly nextCursor: string | undefined;
-}
-
-/** Options of lookup and delete. */
-export interface LookupOptions {
-  /** Match only this field; by default the id, then the sku. */
-  readonly by?: KeyField;
-}
 
 /** The product catalog of a set of sites, over one store. */
 export interface Catalog {
@@ -175,16 +89,6 @@ const EXPORT_PAGE = 1_000;
 /** Default of `CatalogLimits.maxProductsPerStream`. */
 export const DEFAULT_MAX_STREAM_PRODUCTS = 10_000_000;
 
-// How a document is read, as text for a fingerprint: the profile's name, its parameters, the dialect.
-function readingPrint({ profile, parameters, delimiter, unknownColumns }: DocumentOptions): string {
-  const name = typeof profile === "object" ? profile.name : (profile ?? "native");
-  return JSON.stringify([name, parameters ?? {}, delimiter ?? ",", unknownColumns ?? "refuse"]);
-}
-
-// Read as every import was before profiles: its fingerprint is what it was.
-const isPlain = (reading: DocumentOptions) =>
-  reading.profile === undefined && reading.delimiter === undefined && reading.unknownColumns === undefined;
-
 /** Creates a catalog over a store. */
 export function createCatalog(options: CatalogOptions): Catalog {
   const { store } = options;
@@ -231,7 +135,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     engine.replace ? "replace" : "upsert",
     String(engine.dryRun),
     String(engine.allowEmpty ?? false),
-    ...(reading === undefined || isPlain(reading) ? [] : [readingPrint(reading)]),
+    ...(reading === undefined ? [] : readingPrint(reading)),
   ];
 
   async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {

@@ -1,23 +1,25 @@
 // The public surface of @catalog-kit/catalog-core.
 export {
-  type BulkImportOptions,
   type Catalog,
-  type CatalogLimits,
-  type CatalogOptions,
-  type CsvImportOptions,
   createCatalog,
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
-  type ExportFormat,
-  type ExportOptions,
-  type ImportMode,
-  type ImportOptions,
   LIST_LIMIT,
-  type ListOptions,
-  type LookupOptions,
-  type ProductPage,
-  type StreamImportOptions,
 } from "./catalog.ts";
+export type {
+  BulkImportOptions,
+  CatalogLimits,
+  CatalogOptions,
+  CsvImportOptions,
+  ExportFormat,
+  ExportOptions,
+  ImportMode,
+  ImportOptions,
+  ListOptions,
+  LookupOptions,
+  ProductPage,
+  StreamImportOptions,
+} from "./catalog-options.ts";
 export { CURSOR_PATTERN } from "./cursor.ts";
 export type { ImportSummary } from "./engine.ts";
 export {

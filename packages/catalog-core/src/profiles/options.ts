@@ -115,3 +115,13 @@ export function documentOptions(
     ...(unknownColumns !== undefined ? { unknownColumns } : {}),
   };
 }
+
+/**
+ * How a document is read, for an import's fingerprint: the profile's name, its parameters and the
+ * dialect; nothing for one read as every import was before profiles, so its fingerprint is as it was.
+ */
+export function readingPrint({ profile, parameters, delimiter, unknownColumns }: DocumentOptions): string[] {
+  if (profile === undefined && delimiter === undefined && unknownColumns === undefined) return [];
+  const name = typeof profile === "object" ? profile.name : (profile ?? "native");
+  return [JSON.stringify([name, parameters ?? {}, delimiter ?? ",", unknownColumns ?? "refuse"])];
+}

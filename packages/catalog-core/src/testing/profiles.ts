@@ -2,7 +2,8 @@
 // read through a profile reaches the store as one all-or-nothing import, through `createCatalog`,
 // whatever the store. The files and the products they hold are in profile-files.ts.
 import { expect, test } from "vitest";
-import { type Catalog, createCatalog, type StreamImportOptions } from "../catalog.ts";
+import { type Catalog, createCatalog } from "../catalog.ts";
+import type { StreamImportOptions } from "../catalog-options.ts";
 import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";

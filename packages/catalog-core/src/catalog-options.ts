@@ -1,0 +1,100 @@
+// The options and answers of the catalog's operations, and its limits.
+import type { KeyPolicy } from "./idempotency.ts";
+import type { Product } from "./product.ts";
+import type { DocumentImportOptions } from "./profiles/options.ts";
+import type { ImportProfile } from "./profiles/profile.ts";
+import type { Site } from "./site.ts";
+import type { StreamFormat } from "./sources.ts";
+import type { CatalogStore, KeyField } from "./store.ts";
+
+/** Limits the catalog enforces on every import. */
+export interface CatalogLimits {
+  /** Most products (or CSV rows) one import may carry; more is `TOO_MANY_PRODUCTS`. Default 100,000. */
+  readonly maxProductsPerRequest?: number;
+  /** Most products (or CSV rows) one streamed import may carry; more is `TOO_MANY_PRODUCTS`. Default 10,000,000. */
+  readonly maxProductsPerStream?: number;
+}
+
+/** How to build a catalog: its store, the sites that exist, and its limits. */
+export interface CatalogOptions {
+  readonly store: CatalogStore;
+  readonly sites?: Iterable<Site>;
+  readonly limits?: CatalogLimits;
+  /** How long idempotency keys are kept and claimed (`IDEMPOTENCY_DEFAULTS`). */
+  readonly idempotency?: Partial<KeyPolicy>;
+  /** Profiles of other platforms' files, besides the built-in ones, for the `profile` option by name. */
+  readonly profiles?: readonly ImportProfile[];
+}
+
+/** Options of the three imports. */
+export interface ImportOptions {
+  /** Run every check and count, write nothing. */
+  readonly dryRun?: boolean;
+  /**
+   * Makes the import exactly-once: once an import with this key committed in the site, the same
+   * call again is answered with its summary (`replayed: true`) and applies nothing; another call
+   * under the key is `IDEMPOTENCY_KEY_REUSED`, and one while it runs `IDEMPOTENCY_KEY_IN_USE`.
+   */
+  readonly idempotencyKey?: string;
+  /**
+   * What tells the call under its key from another one; by default a SHA-256 of its kind, site,
+   * options and body. A function is called once the body has been read whole.
+   */
+  readonly fingerprint?: string | (() => string);
+}
+
+/** Options of the bulk imports (a list, CSV, a stream). */
+export interface BulkImportOptions extends ImportOptions {
+  /**
+   * `"upsert"` (the default) creates and replaces the products given; `"replace"` makes them the
+   * site's whole catalog: the site's other products are deleted in the same atomic step, their
+   * skus freed, and the summary counts them in `deleted`.
+   */
+  readonly mode?: ImportMode;
+  /** A replace with no products would empty the site: it is refused unless this is true. */
+  readonly allowEmpty?: boolean;
+}
+
+/** How a bulk import treats the products of the site it does not name. */
+export type ImportMode = "upsert" | "replace";
+
+/** Options of an import of CSV text: the bulk import's, and how the document is read. */
+export interface CsvImportOptions extends BulkImportOptions, DocumentImportOptions {}
+
+/** Options of a streamed import. */
+export interface StreamImportOptions extends CsvImportOptions {
+  /**
+   * `"csv"`: a CSV document as `importCsv` takes it; `"tsv"`: tab-separated, unquoted;
+   * `"ndjson"`: one Product Object a line; `"xml"`: an RSS 2.0 or Atom feed (through a profile).
+   */
+  readonly format: StreamFormat;
+}
+
+/** What `exportProducts` writes: an import file of the catalog, or a platform's feed. */
+export type ExportFormat = "csv" | "ndjson" | "google" | "meta";
+
+/** Options of `exportProducts`. */
+export interface ExportOptions {
+  /** The ISO 4217 code of the site's prices: a feed needs it. */
+  readonly currency?: string;
+}
+
+/** Options of `listProducts`. */
+export interface ListOptions {
+  /** Products per page, 1 to 1,000; default 100. */
+  readonly limit?: number;
+  /** The `nextCursor` of the page before; absent for the first page. */
+  readonly cursor?: string;
+}
+
+/** A page of products in id order, and the cursor of the next page (`undefined` after the last). */
+export interface ProductPage {
+  readonly products: Product[];
+  readonly nextCursor: string | undefined;
+}
+
+/** Options of lookup and delete. */
+export interface LookupOptions {
+  /** Match only this field; by default the id, then the sku. */
+  readonly by?: KeyField;
+}
