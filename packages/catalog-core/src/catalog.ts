@@ -228,7 +228,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
     async *exportProducts(site, format, { currency } = {}) {
       requireSite(site);
       const feed = format === "google" || format === "meta" ? format : undefined;
-      if (feed !== undefined && (currency === undefined || !/^[A-Za-z]{3}$/.test(currency))) {
+      // A currency given is checked whatever the format, so that a typo is never silently unused.
+      if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
+        throw invalidOption("currency", "Must be an ISO 4217 code, such as USD");
+      }
+      if (feed !== undefined && currency === undefined) {
         throw invalidOption("currency", `A ${feed} feed needs the ISO 4217 code of the site's prices, such as USD`);
       }
       const write =

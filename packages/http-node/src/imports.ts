@@ -83,6 +83,14 @@ function keyed(
   return { ...options, idempotencyKey: key, fingerprint };
 }
 
+// A document's prices are in the site's configured currency unless the request names one: a feed
+// of that site then needs no `currency` parameter.
+function priced<T extends DocumentImportOptions>(ctx: RequestContext, site: Site, options: T): T {
+  if (options.currency !== undefined) return options;
+  const currency = ctx.services.siteCurrency(site);
+  return currency === undefined ? options : { ...options, currency };
+}
+
 // Sends an import's summary; an answer given again from a record says so.
 function sendSummary(ctx: RequestContext, summary: ImportSummary): void {
   const headers = summary.replayed ? { ...ctx.headers, ...REPLAYED_HEADER } : ctx.headers;
@@ -125,7 +133,7 @@ async function applyEnvelope(
     throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
   }
   const site = requestSite(ctx, { body: envelope });
-  const applied = keyed(ctx, site, options, key, hash);
+  const applied = keyed(ctx, site, priced(ctx, site, options), key, hash);
   record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, applied);
   sendSummary(ctx, record.summary);
 }
@@ -139,7 +147,7 @@ async function importStream(ctx: RequestContext, format: StreamFormat): Promise<
   const hash = key === undefined ? undefined : bodyHash();
   // Refused before a byte is read: the catalog would say so only once it reads the body.
   const site = requestSite(ctx, { catalog: services.catalog });
-  const reading = readingOptions(params, format !== "ndjson");
+  const reading = priced(ctx, site, readingOptions(params, format !== "ndjson"));
   const options = { ...keyed(ctx, site, { ...importOptions(params), ...reading }, key, hash), format };
   const gzip = isGzip(req);
   checkDeclaredSize(req, services.maxStreamBytes);

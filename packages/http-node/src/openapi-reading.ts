@@ -15,7 +15,7 @@ export const READING_PARAMETERS = {
   profile: reading(
     "profile",
     { type: "string", enum: ["native", "shopify", "woocommerce", "google", "meta"], default: "native" },
-    "How the document is read: `native`, the catalog's own columns, or a platform's file: `shopify` (its product CSV), `woocommerce` (its product exporter's CSV), `google` (a Merchant Center feed: TSV, CSV or XML), `meta` (a Meta catalog feed). The answer then names the profile and the columns it did not keep (`ignoredColumns`). A native CSV whose header is a platform's is refused naming the profile to use.",
+    "How the document is read: `native`, the catalog's own columns, or a platform's file: `shopify` (its product CSV), `woocommerce` (its product exporter's CSV), `google` (a Merchant Center feed: TSV, CSV or XML), `meta` (a Meta catalog feed). An XML body without it is read as `google`. The answer then names the profile and the columns it did not keep (`ignoredColumns`). A native CSV whose header is a platform's is refused naming the profile to use.",
   ),
   shopUrl: reading(
     "shopUrl",
@@ -25,7 +25,7 @@ export const READING_PARAMETERS = {
   currency: reading(
     "currency",
     { type: "string", pattern: "^[A-Za-z]{3}$" },
-    "The ISO 4217 code of the feed's prices (`USD`); google and meta need it, and a price in another currency is a problem at its row and column.",
+    "The ISO 4217 code of the feed's prices (`USD`); google and meta need it unless the site's configuration names one, and a price in another currency is a problem at its row and column.",
   ),
   decimal: reading(
     "decimal",

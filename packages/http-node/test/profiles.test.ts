@@ -145,6 +145,16 @@ describe("a Merchant Center feed (XML)", () => {
     expect(await get("xml-3")).toBeUndefined();
   });
 
+  it("without profile nor currency, a feed is Google's in the site's configured currency", async () => {
+    const response = await server.request("POST", `${BASE}/bulk?${site()}`, {
+      ...admin,
+      headers: { "content-type": "application/rss+xml" },
+      body: rss(["eur-1", "4.50 EUR"]),
+    });
+    expect(await response.json()).toMatchObject({ total: 1, profile: "google" });
+    expect(await get("eur-1")).toMatchObject({ price: 4.5 });
+  });
+
   it("a feed that declares entities is INVALID_XML, and nothing is written", async () => {
     const body = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>${rss(["xxe-1", "1.00 USD"]).replace(/^<\?xml[^>]*>\n/, "")}`;
     const response = await server.request("POST", `${BASE}/bulk?${site()}&profile=google&currency=USD`, {
@@ -278,15 +288,16 @@ describe("reading parameters are checked before a byte of the body is read", () 
     expect(response.body).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ parameter: "shopUrl" }] });
   });
 
-  it("an XML feed: without a profile, with one that reads no XML, or without its currency", async () => {
+  it("an XML feed: with a profile that reads no XML, or without a currency (none asked, none configured)", async () => {
+    // SITE_B has no currency of its own; an XML feed without a profile is Google's.
     const cases: [string, string, string][] = [
-      ["", "application/rss+xml", "profile"],
+      ["", "application/rss+xml", "currency"],
       ["&profile=shopify&shopUrl=https%3A%2F%2Fs.example", "application/xml", "profile"],
       ["&profile=google", "application/atom+xml", "currency"],
       ["&profile=meta", "text/xml", "currency"],
     ];
     for (const [query, type, parameter] of cases) {
-      const response = await beforeTheBody(`${BASE}/bulk?${site()}${query}`, type);
+      const response = await beforeTheBody(`${BASE}/bulk?${site(SITE_B)}${query}`, type);
       expect(response.status, type).toBe(400);
       expect(response.body, type).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ parameter }] });
     }

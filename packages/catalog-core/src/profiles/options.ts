@@ -8,7 +8,7 @@ import type { ImportProfile, ProfileParameter, ProfileParameters } from "./profi
 /** How an import reads a document besides its format: a platform's profile and what its file lacks, or the native CSV's dialect. */
 export interface DocumentImportOptions extends ProfileParameters {
   /**
-   * `"native"` (the default): the catalog's own columns; or a profile by name (`"shopify"`,
+   * `"native"` (the default; `"google"` for an XML feed): the catalog's own columns; or a profile by name (`"shopify"`,
    * `"woocommerce"`, `"google"`, `"meta"`, or one given to `createCatalog`), or a profile itself.
    */
   readonly profile?: string | ImportProfile;
@@ -71,7 +71,8 @@ export function documentOptions(
   options: DocumentImportOptions,
   book: ReadonlyMap<string, ImportProfile>,
 ): DocumentOptions {
-  const named = options.profile ?? "native";
+  // An XML body is a feed: Merchant Center's format unless the call says Meta's.
+  const named = options.profile ?? (format === "xml" ? "google" : "native");
   const profile = typeof named === "string" ? (named === "native" ? "native" : book.get(named)) : named;
   if (profile === undefined) {
     throw invalidOption("profile", `Must be one of ${["native", ...book.keys()].map((n) => `"${n}"`).join(", ")}`);
