@@ -102,15 +102,16 @@ export async function exportSite(args: readonly string[]): Promise<number> {
   }
   if (feed === undefined && values.currency !== undefined)
     throw new UsageError("--currency is for a feed: give --profile");
-  if (feed !== undefined && values.currency === undefined) {
-    throw new UsageError(`The ${feed} feed needs --currency CODE, the ISO 4217 code of the site's prices, such as USD`);
-  }
   const retries = retriesOf(values.retries);
   const to = await connection(values);
   const url =
     feed === undefined
       ? endpoint(to, LIST_PATH)
-      : endpoint(to, EXPORT_PATH, { profile: feed, currency: values.currency as string });
+      : endpoint(
+          to,
+          EXPORT_PATH,
+          values.currency === undefined ? { profile: feed } : { profile: feed, currency: values.currency },
+        );
   const accept = feed === undefined ? ACCEPT[format] : FEED_TYPE;
   const outcome = await withRetries(() => requestExport(url, to.token, accept), {
     retries,

@@ -61,7 +61,7 @@ ${CONNECTION}
   --profile NAME            native (the catalog's own columns; no detection), shopify, woocommerce
                             (CSV), google or meta (TSV, CSV or an XML feed)
   --shop-url URL            the shop's address, for each product's page (shopify, woocommerce)
-  --currency CODE           the ISO 4217 code of the feed's prices, such as USD (google, meta)
+  --currency CODE           the ISO 4217 code of the feed's prices, such as USD (google, meta; default: the site's)
   --decimal .|,             the decimal separator of prices (a profile's; default .)
   --variants groups|items   one product per group of variants (default), or one per variant
   --delimiter CHAR          the delimiter of a CSV: , (default) ; | or tab
@@ -86,7 +86,7 @@ Options:
 ${CONNECTION}
   --format csv|ndjson|json  the format (default: from FILE's name, else csv); json is one array
   --profile google|meta     write the platform's product feed (TSV)
-  --currency CODE           the ISO 4217 code of the site's prices, which a feed needs
+  --currency CODE           the ISO 4217 code of the feed's prices (default: the site's configured one)
 ${RETRIES}
   -h, --help                show this help
 `,

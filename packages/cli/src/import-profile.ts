@@ -127,7 +127,8 @@ export async function profileQuery(
       const reads = profile.formats.join(", ");
       throw new UsageError(`The ${profile.name} profile reads ${reads}, not ${kind.format}`);
     }
-    for (const parameter of profile.requires ?? []) {
+    // A currency may come from the site's configuration on the server, which answers when it has none.
+    for (const parameter of (profile.requires ?? []).filter((name) => name !== "currency")) {
       const { flag, what } = FLAGS[parameter];
       if (values[flag] === undefined) {
         throw new UsageError(`The ${profile.name} profile needs --${flag} ${what}`);

@@ -92,12 +92,17 @@ describe("catalog-kit export --profile", () => {
         currency: "EUR",
       });
       expect(sent?.headers.accept).toBe("text/tab-separated-values");
+      // Without --currency the server prices the feed in the site's configured currency.
       const noCurrency = await runCli(["export", ...recorder.connect, "--profile", "meta"]);
-      expect(noCurrency.code).toBe(2);
-      expect(noCurrency.stderr).toContain("The meta feed needs --currency CODE");
+      expect(noCurrency.code).toBe(0);
+      expect(Object.fromEntries(recorder.requests.at(-1)?.url.searchParams ?? [])).toEqual({
+        siteId: "shop-1",
+        siteType: "shopify",
+        profile: "meta",
+      });
       const shopify = await runCli(["export", ...recorder.connect, "--profile", "shopify", "--currency", "EUR"]);
       expect(shopify.code).toBe(2);
-      expect(recorder.requests).toHaveLength(1);
+      expect(recorder.requests).toHaveLength(2);
     } finally {
       await recorder.close();
     }
