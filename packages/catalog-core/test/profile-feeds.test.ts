@@ -100,7 +100,8 @@ describe("Google Merchant Center feeds", () => {
       ["A-2", "A", "A", "u", "i", "in_stock", ""],
     );
     const { problems } = await importTsv(google, text, { currency: "EUR" });
-    expect(problems.list).toMatchObject([{ row: 4, column: "id" }]);
+    // The rows are tied by item_group_id: the problem is at that column, as columnOf says.
+    expect(problems.list).toMatchObject([{ row: 4, column: "item_group_id" }]);
   });
 
   test("header names compare without case; cells and problems keep the file's spelling", async () => {

@@ -104,7 +104,7 @@ export async function* groupRows(
         openBytes += rowBytes(row);
         if (openBytes > MAX_OPEN_BYTES) {
           context.problems.add({
-            ...context.place(row, profile.columnOf("id", [])),
+            ...context.place(row, profile.columnOf("id", Object.keys(row.cells))),
             message: `Products waiting for rows that may come later hold more than ${MAX_OPEN_BYTES / 1024 / 1024} MB: write each product's rows together`,
           });
           return;
@@ -119,7 +119,7 @@ export async function* groupRows(
       const earlier = closed.get(group.key);
       if (earlier !== undefined) {
         context.problems.add({
-          ...context.place(row, profile.columnOf("id", [])),
+          ...context.place(row, profile.columnOf("id", Object.keys(row.cells))),
           message: `The rows of "${clip(group.key)}" are apart: they begin at ${where(context, earlier)} and start again here; write each product's rows together`,
         });
       }

@@ -11,6 +11,7 @@ import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitrarie
 import { type BreakableStore, checkClosed, checkLostBackend, type NotApplicable } from "./failures.ts";
 import { testKeys } from "./keys.ts";
 import { testList } from "./list.ts";
+import { testProfiles } from "./profiles.ts";
 import { testModel } from "./properties.ts";
 import { testReplace } from "./replace.ts";
 import { testStagedImport } from "./staged.ts";
@@ -281,6 +282,7 @@ export function testCatalogStore(
     testList(() => store);
     testReplace(() => store, largeBatch);
     testKeys(() => store, numRuns);
+    testProfiles(() => store);
 
     testModel(() => store, numRuns);
 
