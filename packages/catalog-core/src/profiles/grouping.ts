@@ -18,6 +18,8 @@ export const MAX_OPEN_BYTES = 64 * 1024 * 1024;
 interface Group {
   readonly key: string;
   readonly rows: ProfileRow[];
+  /** The later rows of a group already made: a problem, and no product (its problems would only repeat it). */
+  readonly apart?: true;
 }
 
 function rowBytes(row: ProfileRow): number {
@@ -54,7 +56,7 @@ export async function* groupRows(
   };
   const close = () => {
     if (current === undefined) return;
-    make(current);
+    if (current.apart === undefined) make(current);
     closed.add(current.key, (current.rows[0] as ProfileRow).position);
     current = undefined;
   };
@@ -123,7 +125,7 @@ export async function* groupRows(
           message: `The rows of "${clip(group.key)}" are apart: they begin at ${where(context, earlier)} and start again here; write each product's rows together`,
         });
       }
-      current = { key: group.key, rows: [row] };
+      current = earlier === undefined ? { key: group.key, rows: [row] } : { key: group.key, rows: [row], apart: true };
     }
     if (records.length > 0) yield take();
   }
