@@ -53,6 +53,8 @@ export {
   sameProduct,
 } from "./product.ts";
 export { type ProductView, ProductViewSchema, productViewJson, toProductView } from "./product-view.ts";
+/** The profiles every catalog knows by name (shopify, woocommerce, meta, google), in detection order. */
+export { BUILTIN_PROFILES } from "./profiles/builtin.ts";
 export type { DocumentImportOptions } from "./profiles/options.ts";
 export {
   type ImportProfile,

@@ -12,6 +12,7 @@ import { groupRows, type RowPart } from "./profiles/grouping.ts";
 import { type ImportProfile, type ProfileParameters, profileContext } from "./profiles/profile.ts";
 import { RowReader } from "./profiles/rows.ts";
 import { type ByteSource, toBuffers } from "./text.ts";
+import { decodeXmlItems } from "./xml-items.ts";
 
 /**
  * The formats of a document import: CSV as `importCsv` reads it, TSV (tab-separated, no quoting),
@@ -100,10 +101,13 @@ export function documentSource(
       buffered,
     };
   }
-  if (format === "xml") throw new TypeError("An XML feed is read through a profile");
+  const { profile } = options;
+  if (format === "xml") {
+    if (profile === undefined || profile === "native") throw new TypeError("An XML feed is read through a profile");
+    return feedSource(profile, decodeXmlItems(bytes, problems), problems, buffered, options);
+  }
   const dialect = format === "tsv" ? TSV : { ...CSV_DIALECT, delimiter: options.delimiter ?? "," };
   const structure = { problems, code: "INVALID_CSV", what: WHAT[format] } as const;
-  const { profile } = options;
   const ignoredColumns: string[] = [];
   const shown = profile !== undefined || options.unknownColumns !== undefined;
   if (profile === undefined || profile === "native") {
@@ -127,6 +131,42 @@ export function documentSource(
     locate: (position, path) =>
       context.place({ position, cells: {} }, profile.columnOf(path[0] as keyof Product, reader.header ?? [])),
     structure,
+    values,
+    buffered,
+    report: { profile: profile.name, ignoredColumns: columns.ignored },
+  };
+}
+
+// The rows of an XML feed, each item's elements checked by the profile's columns as they are met:
+// an unknown one is a problem at its first item, the platform's others are listed as ignored.
+async function* keptElements(parts: AsyncIterable<RowPart>, columns: ColumnCheck): AsyncGenerator<RowPart> {
+  for await (const part of parts) {
+    const rows = part.rows.map((row) => {
+      const cells: Record<string, string | readonly string[]> = {};
+      for (const [name, value] of Object.entries(row.cells)) {
+        if (columns.treat(name, () => ({ item: row.position, element: name })) === "kept") cells[name] = value;
+      }
+      return { position: row.position, cells };
+    });
+    yield { rows, count: part.count };
+  }
+}
+
+// The source of an XML feed's items read through a profile.
+function feedSource(
+  profile: ImportProfile,
+  items: AsyncIterable<RowPart>,
+  problems: Problems,
+  buffered: boolean,
+  options: DocumentOptions,
+): RecordSource {
+  const values = new Problems();
+  const context = profileContext("xml", options.parameters ?? {}, values);
+  const columns = new ColumnCheck(profile, problems, options.unknownColumns === "ignore");
+  return {
+    parts: groupRows(keptElements(items, columns), profile, context),
+    locate: (position, path) => context.place({ position, cells: {} }, profile.columnOf(path[0] as keyof Product, [])),
+    structure: { problems, code: "INVALID_XML", what: WHAT.xml },
     values,
     buffered,
     report: { profile: profile.name, ignoredColumns: columns.ignored },

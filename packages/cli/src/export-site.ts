@@ -1,5 +1,6 @@
 // `catalog-kit export [FILE|-]`: every product of a site, as the server streams it, to standard
-// output or a file; a reader that stops early ends it quietly.
+// output or a file, in an import format or, with --profile, as Google's or Meta's feed; a reader
+// that stops early ends it quietly.
 import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
@@ -7,9 +8,9 @@ import { get as httpGet } from "node:http";
 import { get as httpsGet } from "node:https";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
-import { LIST_PATH } from "@catalog-kit/http-node";
+import { EXPORT_PATH, LIST_PATH } from "@catalog-kit/http-node";
 import { isBrokenPipe } from "./broken-pipe.ts";
-import { exportFormat, type Format, formatOption } from "./file-format.ts";
+import { type ExportFormat, exportFormat, exportFormatOption } from "./file-format.ts";
 import { printHelp } from "./help.ts";
 import { formatBytes } from "./human-numbers.ts";
 import { ndjsonToJsonArray } from "./json-array.ts";
@@ -26,11 +27,17 @@ import { type ProblemAnswer, problemTable } from "./problems.ts";
 import { type Answered, errorText, type Outcome, retryAfterOf, unanswered, withRetries } from "./retry.ts";
 
 // JSON is NDJSON made an array here: the server pages JSON, it streams only the import formats.
-const ACCEPT: Readonly<Record<Format, string>> = {
+const ACCEPT: Readonly<Record<ExportFormat, string>> = {
   csv: "text/csv",
   ndjson: "application/x-ndjson",
   json: "application/x-ndjson",
 };
+
+// A feed is a tab-separated file: Merchant Center's text feed, which Meta reads too.
+const FEED_TYPE = "text/tab-separated-values";
+
+// The platforms whose feed the server writes.
+const FEED_PROFILES = ["google", "meta"];
 
 interface ExportAnswer extends Answered {
   /** The export, when the server sent one (200). */
@@ -39,10 +46,10 @@ interface ExportAnswer extends Answered {
   readonly text?: string;
 }
 
-function requestExport(url: URL, token: string, format: Format): Promise<Outcome<ExportAnswer>> {
+function requestExport(url: URL, token: string, accept: string): Promise<Outcome<ExportAnswer>> {
   const get = url.protocol === "https:" ? httpsGet : httpGet;
   return new Promise((resolve) => {
-    get(url, { headers: { "x-service-access-token": token, accept: ACCEPT[format] } }, (res) => {
+    get(url, { headers: { "x-service-access-token": token, accept } }, (res) => {
       const status = res.statusCode ?? 0;
       const retryAfter = retryAfterOf(res);
       if (status === 200) {
@@ -73,15 +80,39 @@ export async function exportSite(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
-    options: { ...HELP_OPTION, ...CONNECTION_OPTIONS, ...RETRIES_OPTION, format: { type: "string" } },
+    options: {
+      ...HELP_OPTION,
+      ...CONNECTION_OPTIONS,
+      ...RETRIES_OPTION,
+      format: { type: "string" },
+      profile: { type: "string" },
+      currency: { type: "string" },
+    },
   });
   if (values.help) return printHelp("export");
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError("Give at most one file to export to (- for standard output)");
-  const format = exportFormat(file, formatOption(values.format));
+  const format = exportFormat(file, exportFormatOption(values.format));
+  const feed = values.profile;
+  if (feed !== undefined && !FEED_PROFILES.includes(feed)) {
+    throw new UsageError(`--profile must be google or meta (their feeds are what export writes), not ${feed}`);
+  }
+  if (feed !== undefined && values.format !== undefined) {
+    throw new UsageError("--profile writes the platform's feed (TSV): leave --format out");
+  }
+  if (feed === undefined && values.currency !== undefined)
+    throw new UsageError("--currency is for a feed: give --profile");
+  if (feed !== undefined && values.currency === undefined) {
+    throw new UsageError(`The ${feed} feed needs --currency CODE, the ISO 4217 code of the site's prices, such as USD`);
+  }
   const retries = retriesOf(values.retries);
   const to = await connection(values);
-  const outcome = await withRetries(() => requestExport(endpoint(to, LIST_PATH), to.token, format), {
+  const url =
+    feed === undefined
+      ? endpoint(to, LIST_PATH)
+      : endpoint(to, EXPORT_PATH, { profile: feed, currency: values.currency as string });
+  const accept = feed === undefined ? ACCEPT[format] : FEED_TYPE;
+  const outcome = await withRetries(() => requestExport(url, to.token, accept), {
     retries,
     log: (line) => process.stderr.write(`${line}\n`),
   });
@@ -103,7 +134,7 @@ export async function exportSite(args: readonly string[]): Promise<number> {
   });
   try {
     // An answer cut short (the server failed mid-way) ends without its last chunk: an error here.
-    if (format === "json") await pipeline(res, ndjsonToJsonArray(), out, { end: toFile });
+    if (format === "json" && feed === undefined) await pipeline(res, ndjsonToJsonArray(), out, { end: toFile });
     else await pipeline(res, out, { end: toFile });
   } catch (error) {
     if (!toFile && isBrokenPipe(error)) return 0;

@@ -42,16 +42,31 @@ memory storage and prints its token.
 `,
   import: `Usage: catalog-kit import FILE|- [OPTIONS]
 
-Sends a catalog to the server. CSV and NDJSON stream as they are (a .gz file with
-Content-Encoding: gzip); JSON (an array of products, or an import body) is sent as one body.
+Sends a catalog to the server. CSV, TSV, NDJSON and XML feeds stream as they are (a .gz file
+with Content-Encoding: gzip); JSON (an array of products, or an import body) is sent as one body.
 "-" reads standard input. Progress and the outcome go to standard error; standard output is
 empty unless --json is given. Every import carries an Idempotency-Key, printed, and sent
 again unchanged when the import is tried again.
 
+A platform's file is read by its profile. Without --profile, the header of a CSV or TSV file is
+asked of each platform's profile, and an RSS or Atom feed is Google's (standard input is not
+looked into: give --profile); the one found is said on standard error, for example:
+  catalog-kit: products.csv is a Shopify product CSV: importing with --profile shopify
+
 Options:
 ${CONNECTION}
-  --format csv|ndjson|json  the format (default: from the name: .csv, .ndjson, .jsonl, .json,
-                            each maybe .gz); required with -
+  --format FORMAT           csv, tsv, ndjson, json or xml (default: from the name: .csv,
+                            .tsv, .ndjson, .jsonl, .json, .xml, .rss, .atom, each maybe .gz);
+                            required with -
+  --profile NAME            native (the catalog's own columns; no detection), shopify, woocommerce
+                            (CSV), google or meta (TSV, CSV or an XML feed)
+  --shop-url URL            the shop's address, for each product's page (shopify, woocommerce)
+  --currency CODE           the ISO 4217 code of the feed's prices, such as USD (google, meta)
+  --decimal .|,             the decimal separator of prices (a profile's; default .)
+  --variants groups|items   one product per group of variants (default), or one per variant
+  --delimiter CHAR          the delimiter of a CSV: , (default) ; | or tab
+  --unknown-columns ignore  a column the file's profile does not know is listed as ignored,
+                            instead of refusing the file
   --replace                 the file becomes the site's whole catalog: products not in it are deleted
   --allow-empty             let --replace take an empty file (it empties the site)
   --dry-run                 check and count, write nothing
@@ -64,11 +79,14 @@ ${RETRIES}
   export: `Usage: catalog-kit export [FILE|-] [OPTIONS]
 
 Writes every product of the site, in a format import takes, to standard output ("-", the
-default) or to FILE. A reader that stops early (| head) ends it quietly, with exit code 0.
+default) or to FILE; with --profile, Google Merchant Center's or Meta's TSV feed instead. A
+reader that stops early (| head) ends it quietly, with exit code 0.
 
 Options:
 ${CONNECTION}
   --format csv|ndjson|json  the format (default: from FILE's name, else csv); json is one array
+  --profile google|meta     write the platform's product feed (TSV)
+  --currency CODE           the ISO 4217 code of the site's prices, which a feed needs
 ${RETRIES}
   -h, --help                show this help
 `,

@@ -8,6 +8,7 @@ import { BULK_PATH, CSV_PATH } from "@catalog-kit/http-node";
 import { type FileKind, formatOption, importKind } from "./file-format.ts";
 import { printHelp } from "./help.ts";
 import { importBody } from "./import-body.ts";
+import { PROFILE_OPTIONS, profileQuery } from "./import-profile.ts";
 import { reportImport } from "./import-report.ts";
 import {
   CONNECTION_OPTIONS,
@@ -23,13 +24,19 @@ import { createProgress } from "./progress.ts";
 import { withRetries } from "./retry.ts";
 import { upload } from "./upload.ts";
 
-const TYPES = { csv: "text/csv", ndjson: "application/x-ndjson", json: "application/json" } as const;
+const TYPES = {
+  csv: "text/csv",
+  tsv: "text/tab-separated-values",
+  ndjson: "application/x-ndjson",
+  json: "application/json",
+  xml: "application/xml",
+} as const;
 
 // What an Idempotency-Key may hold: visible ASCII, as a header value allows, and not too long.
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 function target(to: Connection, kind: FileKind, query: Record<string, string>): URL {
-  return endpoint(to, kind.format === "csv" ? CSV_PATH : BULK_PATH, query);
+  return endpoint(to, kind.format === "csv" || kind.format === "tsv" ? CSV_PATH : BULK_PATH, query);
 }
 
 /** Runs `catalog-kit import`; returns the exit code. */
@@ -41,6 +48,7 @@ export async function importFile(args: readonly string[]): Promise<number> {
       ...HELP_OPTION,
       ...CONNECTION_OPTIONS,
       ...RETRIES_OPTION,
+      ...PROFILE_OPTIONS,
       format: { type: "string" },
       "dry-run": { type: "boolean", default: false },
       replace: { type: "boolean", default: false },
@@ -59,8 +67,9 @@ export async function importFile(args: readonly string[]): Promise<number> {
   const key = values["idempotency-key"] ?? randomUUID();
   if (!KEY.test(key)) throw new UsageError("--idempotency-key must be 1 to 255 visible ASCII characters");
   const kind = importKind(file, formatOption(values.format));
+  // Before the connection's own checks: a file that needs --shop-url says so whatever else is missing.
+  const query = await profileQuery(file, kind, values, (line) => process.stderr.write(`catalog-kit: ${line}\n`));
   const to = await connection(values);
-  const query: Record<string, string> = {};
   if (values["dry-run"]) query.dryRun = "true";
   if (values.replace) query.mode = "replace";
   if (values["allow-empty"]) query.allowEmpty = "true";

@@ -56,6 +56,13 @@ function parse(text: string): unknown {
   }
 }
 
+/** The line naming the platform's columns a profile's import did not keep; undefined when the answer names none. */
+export function ignoredLine(body: unknown): string | undefined {
+  const ignored = (body as { ignoredColumns?: unknown } | null)?.ignoredColumns;
+  if (!Array.isArray(ignored) || ignored.length === 0) return undefined;
+  return `Ignored columns (not kept by the catalog): ${ignored.map(String).join(", ")}`;
+}
+
 function sentLine(answer: UploadAnswer, context: ImportContext): string {
   const seconds = ((performance.now() - context.started) / 1_000).toFixed(1);
   const used = process.cpuUsage(context.cpu);
@@ -94,6 +101,8 @@ export function reportImport(outcome: Outcome<UploadAnswer>, context: ImportCont
       );
     }
     err(isSummary(body) ? summaryLine(body) : answer.text);
+    const ignored = ignoredLine(body);
+    if (ignored !== undefined) err(ignored);
     return 0;
   }
   err(

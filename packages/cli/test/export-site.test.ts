@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CatalogServer, productLine, SITE, startCatalogServer, TOKEN } from "./support/catalog-server.ts";
+import { startRecordingServer } from "./support/recording-server.ts";
 import { runCli, spawnCli } from "./support/run-cli.ts";
 
 const COUNT = 20_000;
@@ -69,5 +70,36 @@ describe("catalog-kit export", () => {
     const away = await runCli(["export", ...server.connect, "--url", "http://127.0.0.1:9", "--retries", "0"]);
     expect(away.stderr).toContain("No answer from the server");
     expect(away.code).toBe(3);
+  });
+});
+
+describe("catalog-kit export --profile", () => {
+  it("asks /bulk/export for Google's or Meta's feed in a currency, and writes what comes", async () => {
+    const recorder = await startRecordingServer();
+    try {
+      const feed = "id\ttitle\nS-1\tT\n";
+      recorder.answer = { status: 200, type: "text/tab-separated-values", body: feed };
+      const google = await runCli(["export", ...recorder.connect, "--profile", "google", "--currency", "EUR"]);
+      expect(google.code).toBe(0);
+      expect(google.stdout).toBe(feed);
+      const [sent] = recorder.requests;
+      expect(sent?.method).toBe("GET");
+      expect(sent?.url.pathname).toBe("/external/product/v1/bulk/export");
+      expect(Object.fromEntries(sent?.url.searchParams ?? [])).toEqual({
+        siteId: "shop-1",
+        siteType: "shopify",
+        profile: "google",
+        currency: "EUR",
+      });
+      expect(sent?.headers.accept).toBe("text/tab-separated-values");
+      const noCurrency = await runCli(["export", ...recorder.connect, "--profile", "meta"]);
+      expect(noCurrency.code).toBe(2);
+      expect(noCurrency.stderr).toContain("The meta feed needs --currency CODE");
+      const shopify = await runCli(["export", ...recorder.connect, "--profile", "shopify", "--currency", "EUR"]);
+      expect(shopify.code).toBe(2);
+      expect(recorder.requests).toHaveLength(1);
+    } finally {
+      await recorder.close();
+    }
   });
 });

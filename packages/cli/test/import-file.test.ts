@@ -6,14 +6,19 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CatalogServer, productLine, SITE, startCatalogServer, TOKEN } from "./support/catalog-server.ts";
+import { HEADERS } from "./support/platform-headers.ts";
+import { type RecordingServer, startRecordingServer } from "./support/recording-server.ts";
 import { runCli } from "./support/run-cli.ts";
 
 let server: CatalogServer;
+let recorder: RecordingServer;
 beforeAll(async () => {
   server = await startCatalogServer();
+  recorder = await startRecordingServer();
 });
 afterAll(async () => {
   await server?.close();
+  await recorder?.close();
 });
 
 const file = (name: string) => join(server.dir, name);
@@ -111,5 +116,119 @@ describe("catalog-kit import", () => {
     const none = await runCli(["import", file("env.ndjson"), "--site", site], { env: { CATALOG_TOKEN: TOKEN } });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("CATALOG_URL");
+  });
+});
+
+describe("catalog-kit import: a platform's file, with its profile", () => {
+  const SUMMARY = { total: 1, created: 1, updated: 0, unchanged: 0 };
+  const at = (name: string) => join(recorder.dir, name);
+  // The request the command sent last, and its query as an object.
+  const last = () => {
+    const request = recorder.requests.at(-1);
+    if (request === undefined) throw new Error("No request was sent");
+    return { ...request, query: Object.fromEntries(request.url.searchParams) };
+  };
+
+  it("names a Shopify CSV by its header, says so in one line, and sends the profile's parameters", async () => {
+    recorder.answer = {
+      status: 200,
+      type: "application/json",
+      body: JSON.stringify({ ...SUMMARY, ignoredColumns: ["Vendor", "Tags"] }),
+    };
+    await writeFile(at("products.csv"), `\uFEFF${HEADERS.shopifyCurrent.replaceAll(",", ";")}\n`);
+    const shop = "https://shop.example";
+    const options = ["--shop-url", shop, "--decimal", ",", "--variants", "items", "--delimiter", ";"];
+    const { code, stderr } = await runCli([
+      "import",
+      at("products.csv"),
+      ...recorder.connect,
+      ...options,
+      "--unknown-columns",
+      "ignore",
+    ]);
+    expect(stderr).toContain(
+      `catalog-kit: ${at("products.csv")} is a Shopify product CSV: importing with --profile shopify\n`,
+    );
+    expect(stderr).toContain("Imported 1 product: 1 created");
+    expect(stderr).toContain("Ignored columns (not kept by the catalog): Vendor, Tags\n");
+    expect(code).toBe(0);
+    const sent = last();
+    expect(sent.url.pathname).toBe("/external/product/v1/bulk/csv");
+    expect(sent.headers["content-type"]).toBe("text/csv");
+    expect(sent.query).toEqual({
+      siteId: "shop-1",
+      siteType: "shopify",
+      profile: "shopify",
+      shopUrl: shop,
+      decimal: ",",
+      variants: "items",
+      delimiter: ";",
+      unknownColumns: "ignore",
+    });
+  });
+
+  it("sends a Merchant Center TSV as text/tab-separated-values, a gzipped RSS feed as application/xml", async () => {
+    recorder.answer = { status: 200, type: "application/json", body: JSON.stringify(SUMMARY) };
+    await writeFile(at("google.tsv"), `${HEADERS.google}\n`);
+    const tsv = await runCli(["import", at("google.tsv"), ...recorder.connect, "--currency", "EUR"]);
+    expect(tsv.stderr).toContain("is a Google Merchant Center feed: importing with --profile google");
+    expect(tsv.code).toBe(0);
+    expect(last().headers["content-type"]).toBe("text/tab-separated-values");
+    expect(last().query).toMatchObject({ profile: "google", currency: "EUR" });
+
+    const rss = '<?xml version="1.0"?>\n<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel/></rss>\n';
+    await writeFile(at("feed.rss.gz"), gzipSync(rss));
+    const feed = await runCli(["import", at("feed.rss.gz"), ...recorder.connect, "--currency", "USD"]);
+    expect(feed.stderr).toContain("is an RSS feed: importing with --profile google (a Meta feed: give --profile meta)");
+    expect(feed.code).toBe(0);
+    expect(last().url.pathname).toBe("/external/product/v1/bulk");
+    expect(last().headers).toMatchObject({ "content-type": "application/xml", "content-encoding": "gzip" });
+    expect(last().query).toMatchObject({ profile: "google", currency: "USD" });
+
+    const meta = await runCli([
+      "import",
+      at("feed.rss.gz"),
+      ...recorder.connect,
+      "--profile",
+      "meta",
+      "--currency",
+      "USD",
+    ]);
+    expect(meta.stderr).not.toContain("importing with");
+    expect(last().query).toMatchObject({ profile: "meta", currency: "USD" });
+  });
+
+  it("refuses, before any request, a profile that lacks its parameter, naming the flag", async () => {
+    await writeFile(at("shop.csv"), `${HEADERS.shopifyLegacy}\nh,T\n`);
+    await writeFile(at("woo.csv"), `${HEADERS.woocommerce}\n`);
+    const before = recorder.requests.length;
+    const detected = await runCli(["import", at("shop.csv"), ...recorder.connect]);
+    expect(detected.code).toBe(2);
+    expect(detected.stderr).toContain("catalog-kit: The shopify profile needs --shop-url URL");
+    const woo = await runCli(["import", at("woo.csv"), ...recorder.connect]);
+    expect(woo.stderr).toContain("The woocommerce profile needs --shop-url URL");
+    const named = await runCli(["import", at("google.tsv"), ...recorder.connect, "--profile", "meta"]);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain("The meta profile needs --currency CODE");
+    expect(recorder.requests.length).toBe(before);
+  });
+
+  it("--profile native turns detection off and sends the file as the catalog's own", async () => {
+    recorder.answer = { status: 200, type: "application/json", body: JSON.stringify(SUMMARY) };
+    const { code, stderr } = await runCli(["import", at("shop.csv"), ...recorder.connect, "--profile", "native"]);
+    expect(stderr).not.toContain("importing with");
+    expect(code).toBe(0);
+    expect(last().query).toEqual({ siteId: "shop-1", siteType: "shopify", profile: "native" });
+    const stray = await runCli([
+      "import",
+      at("shop.csv"),
+      ...recorder.connect,
+      "--profile",
+      "native",
+      "--currency",
+      "EUR",
+    ]);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain("--currency is for a platform's file");
   });
 });

@@ -30,7 +30,9 @@ export class ColumnCheck {
     if (treatment === undefined && this.ignoreUnknown) treatment = "ignored";
     if (treatment === undefined) {
       const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
-      this.problems.add({ ...place(), message: `Unknown column "${shown}" for the ${this.profile.name} profile` });
+      const at = place();
+      const what = at.element === undefined ? "column" : "element";
+      this.problems.add({ ...at, message: `Unknown ${what} "${shown}" for the ${this.profile.name} profile` });
     }
     if (treatment === "ignored") this.ignored.push(name);
     this.seen.set(name, treatment);
