@@ -3,7 +3,7 @@ import { createCatalog, type Site } from "@catalog-kit/catalog-core";
 import { describe, expect, test } from "vitest";
 import { SEED } from "../body.ts";
 import { generateProducts } from "../data.ts";
-import { GOOGLE_RSS_FILE } from "../stream/google-rss-file.ts";
+import { CURRENCY, GOOGLE_RSS_FILE } from "../stream/google-rss-file.ts";
 import { nothingProduced, type PlatformFile, platformBody } from "../stream/platform-body.ts";
 import { SHOP_URL, SHOPIFY_FILE } from "../stream/shopify-file.ts";
 
@@ -50,6 +50,28 @@ describe("platform files of the streamed-import scenario", () => {
       });
       expect(stored?.images).toHaveLength(3);
       expect(stored?.featured_image).toBe(product.images?.[0]);
+    }
+  });
+
+  test("the Google RSS feed imports one product a group of three items, as the bench's products", async () => {
+    const count = 100;
+    const { text } = await collect(GOOGLE_RSS_FILE, { maxProducts: count });
+    const store = createMemoryStore();
+    const catalog = createCatalog({ store, sites: [site] });
+    const summary = await catalog.importStream(site, [text], { format: "xml", ...GOOGLE_RSS_FILE.query });
+    expect(summary).toMatchObject({ total: count, created: count, profile: "google" });
+    expect(GOOGLE_RSS_FILE.query.currency).toBe(CURRENCY);
+    for (const product of generateProducts(count, SEED)) {
+      const stored = await store.find(site, product.id, "id");
+      expect(stored).toMatchObject({
+        sku: `${product.sku}-S`,
+        description: product.description,
+        price: product.price,
+        available: true,
+        url: `${product.url}?variant=1`,
+      });
+      expect(stored?.title).toBe(`${product.title} - S`);
+      expect(stored?.images).toHaveLength(3);
     }
   });
 });
