@@ -59,7 +59,6 @@ function records(product: Product, index: number): readonly string[] {
 /** The RSS feed of the bench's products, for `profile=google`. */
 export const GOOGLE_RSS_FILE: PlatformFile = {
   label: "Google Merchant Center RSS feed",
-  path: "/bulk",
   contentType: "application/xml",
   query: { profile: "google", currency: CURRENCY },
   head: `<?xml version="1.0" encoding="UTF-8"?>

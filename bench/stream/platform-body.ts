@@ -15,8 +15,7 @@ const WRITE_BYTES = 256 * 1024;
 export interface PlatformFile {
   /** How the rows name the file: "Shopify CSV". */
   readonly label: string;
-  /** The import's path under the product API, and the body's media type. */
-  readonly path: string;
+  /** The body's media type, which tells `POST .../bulk` how to read it. */
   readonly contentType: string;
   /** The profile and its parameters, as query parameters of the import. */
   readonly query: Readonly<Record<string, string>>;

@@ -37,7 +37,7 @@ export async function platformCase(rigged: Rig, file: PlatformFile): Promise<Mea
       post(
         rigged.server,
         TOKEN,
-        `${API}${file.path}?${query}`,
+        `${API}/bulk?${query}`,
         file.contentType,
         platformBody(file, produced, { maxBytes: budget }),
       ),

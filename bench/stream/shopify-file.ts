@@ -115,7 +115,6 @@ function records(product: Product, index: number): readonly string[] {
 /** The Shopify CSV of the bench's products, for `profile=shopify`. */
 export const SHOPIFY_FILE: PlatformFile = {
   label: "Shopify CSV",
-  path: "/bulk/csv",
   contentType: "text/csv",
   query: { profile: "shopify", shopUrl: SHOP_URL },
   head: `${COLUMNS.join(",")}\n`,
