@@ -156,6 +156,8 @@ describe("columns", () => {
       ]);
     }
     expect(google.detect(["id", "title", "link", "price"])).toBe(false);
+    // Shopify's current header has a Status too, and no id: not a feed.
+    expect(meta.detect(["Title", "URL handle", "Description", "Status", "SKU", "Price"])).toBe(false);
   });
 });
 

@@ -1,5 +1,6 @@
 // Seeing what a site holds over HTTP: a page of products as JSON, or the whole site streamed as
-// an import file (CSV or NDJSON), as the Accept header chose (the route table's exports).
+// an import file (CSV or NDJSON), as the Accept header chose (the route table's exports), or as a
+// platform's feed (TSV), as the export's profile parameter chose.
 import type { ServerResponse } from "node:http";
 import { setImmediate } from "node:timers/promises";
 import { type ExportFormat, LIST_LIMIT, type Site, toProductView } from "@catalog-kit/catalog-core";
@@ -52,9 +53,9 @@ function drained(res: ServerResponse): Promise<void> {
 // to take each before reading the next: the server's memory does not grow with the site. A
 // failure once the answer has begun can no longer be a problem body: the connection is cut, so
 // that the client sees an incomplete answer rather than a short file.
-async function sendExport(ctx: RequestContext, site: Site, format: ExportFormat): Promise<void> {
+async function sendExport(ctx: RequestContext, site: Site, format: ExportFormat, currency?: string): Promise<void> {
   const { res } = ctx;
-  const pieces = ctx.services.catalog.exportProducts(site, format);
+  const pieces = ctx.services.catalog.exportProducts(site, format, currency === undefined ? {} : { currency });
   // The first piece is read before answering, so that a store down from the start is a 503.
   let next = await pieces.next();
   res.writeHead(200, { "content-type": CONTENT_TYPE[format], "x-request-id": ctx.requestId });
@@ -75,11 +76,37 @@ async function sendExport(ctx: RequestContext, site: Site, format: ExportFormat)
   }
 }
 
-/** Answers a page of the site's products, or, when Accept chose an export, the whole site as a file. */
+// The feeds an export writes by its profile; `native` is the import file Accept chose.
+const FEEDS: readonly string[] = ["google", "meta"] satisfies ExportFormat[];
+
+// The export's format: the profile's feed (in the request's currency, else the site's; the
+// catalog refuses a feed without one, naming it), or the import file Accept chose.
+function exportOf(ctx: RequestContext, site: Site): { format: ExportFormat; currency?: string } {
+  const { profile = "native", currency } = ctx.params;
+  if (FEEDS.includes(profile)) {
+    const chosen = currency ?? ctx.services.siteCurrency(site);
+    return { format: profile as ExportFormat, ...(chosen === undefined ? {} : { currency: chosen }) };
+  }
+  if (profile !== "native") {
+    throw invalidQuery("profile", `Query parameter profile of an export must be "native", "google" or "meta"`);
+  }
+  if (ctx.format === "tsv") {
+    throw invalidQuery("profile", 'A TSV export is a product feed: give profile "google" or "meta"');
+  }
+  return { format: ctx.format as ExportFormat };
+}
+
+/**
+ * Answers a page of the site's products, or, when Accept chose an export, the whole site as a
+ * file, or as the feed its profile names.
+ */
 export async function serveList(ctx: RequestContext): Promise<void> {
   const { limit, cursor } = ctx.params;
   const site = requestSite(ctx);
-  if (ctx.format === "csv" || ctx.format === "ndjson") return sendExport(ctx, site, ctx.format);
+  if (ctx.format === "csv" || ctx.format === "ndjson" || ctx.format === "tsv") {
+    const { format, currency } = exportOf(ctx, site);
+    return sendExport(ctx, site, format, currency);
+  }
   const pageSize = parseLimit(limit);
   const options = {
     ...(pageSize === undefined ? {} : { limit: pageSize }),

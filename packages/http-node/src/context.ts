@@ -1,7 +1,7 @@
 // What a serving function is given: the services of its handler, made once, and the context of
 // its request, made once per request when the route table has found the operation.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Catalog, StreamFormat } from "@catalog-kit/catalog-core";
+import type { Catalog, Site, StreamFormat } from "@catalog-kit/catalog-core";
 import {
   type Admission,
   createAdmission,
@@ -31,11 +31,13 @@ export interface Services {
   readonly imports: Limiter;
   readonly onError: (error: unknown, req: IncomingMessage) => void;
   readonly metrics: HandlerOptions["metrics"];
+  /** The currency of a site's prices, when configured: a feed's default. */
+  readonly siteCurrency: (site: Site) => string | undefined;
   /** The text of /openapi.json, built on first use. */
   openapi(): string;
 }
 
-/** The form a request's operation deals in: a JSON body or answer, or a CSV or NDJSON one. */
+/** The form a request's operation deals in: a JSON body or answer, or a CSV, TSV, XML or NDJSON one. */
 export type Format = "json" | StreamFormat;
 
 /** One request, as the function that serves it sees it. */
@@ -85,6 +87,7 @@ export function createServices(catalog: Catalog, options: HandlerOptions): Servi
     imports,
     onError: options.onError ?? ((error) => console.error("Internal error while handling a request:", error)),
     metrics: options.metrics,
+    siteCurrency: options.siteCurrency ?? (() => undefined),
     openapi: () =>
       (openapi ??= JSON.stringify(
         buildOpenApi({

@@ -1,5 +1,6 @@
 // How a handler is configured, and what it says of itself: its options, its stats, its type.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Site } from "@catalog-kit/catalog-core";
 import type { AccessToken } from "./access-token.ts";
 import type { AccessLogEntry } from "./log-entry.ts";
 
@@ -38,6 +39,11 @@ export interface HandlerOptions {
    * given here still replaces it in /openapi.json only.
    */
   readonly maxProductsPerRequest?: number;
+  /**
+   * The ISO 4217 code of a site's prices, which a feed export (`profile=google` or `meta`) writes
+   * when the request names no `currency`; `undefined` (or no function): the request must name one.
+   */
+  readonly siteCurrency?: (site: Site) => string | undefined;
   /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
   readonly notFoundStatus?: 400 | 404;
   /** Called once per answered request, after the response was handed to the socket. */

@@ -4,6 +4,7 @@ import { createHash, type Hash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { CatalogError, Fingerprint, keyProblem, type Site, siteKey } from "@catalog-kit/catalog-core";
 import type { ProblemEntry } from "./problem.ts";
+import { READING } from "./query-params.ts";
 
 /** The name of the request header. */
 export const KEY_HEADER = "Idempotency-Key";
@@ -38,14 +39,22 @@ export interface KeyedRequest {
   readonly mode: string | undefined;
   readonly dryRun: boolean;
   readonly allowEmpty: boolean;
+  /** How a document is read (`profile`, `shopUrl`, ...), as the query gave them; other names are not read. */
+  readonly reading: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * The fingerprint of an import request: its method, path, site, `mode`, `dryRun`, `allowEmpty`,
- * `Content-Type`, and the SHA-256 of its decoded body (`body`, read to its end first).
+ * reading options, `Content-Type`, and the SHA-256 of its decoded body (`body`, read to its end first).
  */
 export function requestFingerprint(req: IncomingMessage, path: string, site: Site, options: KeyedRequest, body: Hash) {
-  return new Fingerprint()
+  const print = new Fingerprint();
+  // Absent and given are told apart: a profile named reads the same bytes into another answer.
+  for (const { name } of READING) {
+    const value = options.reading[name];
+    print.part(value === undefined ? "" : `=${value}`);
+  }
+  return print
     .part(req.method ?? "")
     .part(path)
     .part(siteKey(site))

@@ -1,11 +1,12 @@
 // Imports over HTTP: a JSON envelope (one product, a list, CSV text) read whole under the
-// fairness rules and applied under the import limiter, or a raw CSV or NDJSON body streamed into
-// the catalog while it arrives.
+// fairness rules and applied under the import limiter, or a raw CSV, TSV, XML or NDJSON body
+// streamed into the catalog while it arrives.
 import type { Hash } from "node:crypto";
 import {
   type BulkImportOptions,
   type Catalog,
   CatalogError,
+  type DocumentImportOptions,
   type ImportMode,
   type ImportSummary,
   type Site,
@@ -19,7 +20,8 @@ import { readEnvelope } from "./envelope.ts";
 import { bodyHash, REPLAYED_HEADER, readKey, requestFingerprint } from "./idempotency-key.ts";
 import type { ImportRecord } from "./log-entry.ts";
 import type { EnvelopeField } from "./operation.ts";
-import { parseFlag } from "./request-target.ts";
+import { READING } from "./query-params.ts";
+import { invalidQuery, parseFlag } from "./request-target.ts";
 import { requestSite } from "./site-access.ts";
 import { sendJson, summaryText } from "./success.ts";
 
@@ -29,12 +31,11 @@ import { sendJson, summaryText } from "./success.ts";
 const STREAM_RESERVATION = 16 * 1024 * 1024;
 const DEPRECATION: Readonly<Record<string, string>> = { deprecation: "true" };
 
+type ImportCall = BulkImportOptions & DocumentImportOptions;
+
 // The catalog's import of each envelope field.
 const APPLY: Readonly<
-  Record<
-    EnvelopeField,
-    (catalog: Catalog, site: Site, payload: unknown, options: BulkImportOptions) => Promise<ImportSummary>
-  >
+  Record<EnvelopeField, (catalog: Catalog, site: Site, payload: unknown, options: ImportCall) => Promise<ImportSummary>>
 > = {
   product: (catalog, site, payload, options) => catalog.importProduct(site, payload, options),
   products: (catalog, site, payload, options) => catalog.importProducts(site, payload, options),
@@ -48,17 +49,37 @@ function importOptions(params: Readonly<Record<string, string>>): BulkImportOpti
   return params.mode === undefined ? { dryRun, allowEmpty } : { dryRun, allowEmpty, mode: params.mode as ImportMode };
 }
 
+// How the document is read, from the query, as given: the catalog checks every value, and the
+// parameters a profile needs, before it reads a byte. A body that is no document (a product list,
+// one product, NDJSON) is no platform's file: a reading option there would be silently unused.
+function readingOptions(params: Readonly<Record<string, string>>, document: boolean): DocumentImportOptions {
+  const options: Record<string, string> = {};
+  for (const { name } of READING) {
+    const value = params[name];
+    if (value === undefined) continue;
+    if (!document) {
+      throw invalidQuery(
+        name,
+        `Query parameter ${name} says how a CSV, TSV or XML document is read; this body is none (send the platform's file as text/csv, text/tab-separated-values, XML or csvContent)`,
+      );
+    }
+    options[name] = value;
+  }
+  return options as DocumentImportOptions;
+}
+
 // The options with the request's idempotency key and its fingerprint, once `hash` has read the body.
 function keyed(
   ctx: RequestContext,
   site: Site,
-  options: BulkImportOptions,
+  options: ImportCall,
   key: string | undefined,
   hash: Hash | undefined,
-): BulkImportOptions {
+): ImportCall {
   if (key === undefined || hash === undefined) return options;
   const { mode, dryRun = false, allowEmpty = false } = options;
-  const fingerprint = () => requestFingerprint(ctx.req, ctx.path, site, { mode, dryRun, allowEmpty }, hash);
+  const keyedRequest = { mode, dryRun, allowEmpty, reading: ctx.params };
+  const fingerprint = () => requestFingerprint(ctx.req, ctx.path, site, keyedRequest, hash);
   return { ...options, idempotencyKey: key, fingerprint };
 }
 
@@ -72,7 +93,7 @@ function sendSummary(ctx: RequestContext, summary: ImportSummary): void {
 // token and bytes of the budget, never the limiter's slots that every token's imports need.
 async function importEnvelope(ctx: RequestContext, field: EnvelopeField): Promise<void> {
   const { req, res, services } = ctx;
-  const options = importOptions(ctx.params);
+  const options = { ...importOptions(ctx.params), ...readingOptions(ctx.params, field === "csvContent") };
   const key = readKey(req);
   const hash = key === undefined ? undefined : bodyHash();
   const gzip = isGzip(req);
@@ -92,7 +113,7 @@ async function importEnvelope(ctx: RequestContext, field: EnvelopeField): Promis
 async function applyEnvelope(
   ctx: RequestContext,
   field: EnvelopeField,
-  options: BulkImportOptions,
+  options: ImportCall,
   body: Buffer,
   record: ImportRecord,
   key: string | undefined,
@@ -109,7 +130,7 @@ async function applyEnvelope(
   sendSummary(ctx, record.summary);
 }
 
-// A raw CSV or NDJSON body, imported while it arrives: it holds a place of its token's uploads
+// A raw CSV, TSV, XML or NDJSON body, imported while it arrives: it holds a place of its token's uploads
 // from first byte to commit, and never more memory than a chunk, whatever its size. The place is
 // asked for when the catalog first reads the body, after a key's claim.
 async function importStream(ctx: RequestContext, format: StreamFormat): Promise<void> {
@@ -118,7 +139,8 @@ async function importStream(ctx: RequestContext, format: StreamFormat): Promise<
   const hash = key === undefined ? undefined : bodyHash();
   // Refused before a byte is read: the catalog would say so only once it reads the body.
   const site = requestSite(ctx, { catalog: services.catalog });
-  const options = { ...keyed(ctx, site, importOptions(params), key, hash), format };
+  const reading = readingOptions(params, format !== "ndjson");
+  const options = { ...keyed(ctx, site, { ...importOptions(params), ...reading }, key, hash), format };
   const gzip = isGzip(req);
   checkDeclaredSize(req, services.maxStreamBytes);
   const record: ImportRecord = { format, bytes: 0 };

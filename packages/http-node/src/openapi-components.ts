@@ -1,6 +1,7 @@
 // The components of the OpenAPI document: parameters, headers and schemas, the product schemas
 // generated from the catalog's own validation schemas; and the helpers the operations share.
 import { productJsonSchemas } from "@catalog-kit/catalog-core";
+import { READING_PARAMETERS } from "./openapi-reading.ts";
 import { PROBLEM_STATUSES } from "./problem.ts";
 
 /** A reference to a schema of the document's components. */
@@ -90,6 +91,7 @@ const parameters = {
     schema: { type: "boolean", default: false },
     description: "Run every check and count, write nothing",
   },
+  ...READING_PARAMETERS,
 };
 
 /** The `X-Request-Id` header every answer carries. */
@@ -139,6 +141,15 @@ export function openApiComponents(maxProductsPerRequest: number): object {
           unchanged: { type: "integer" },
           deleted: { type: "integer", description: "With mode=replace: the site's products the request did not name" },
           dryRun: { const: true, description: "Present when nothing was written" },
+          profile: {
+            type: "string",
+            description: "The profile the document was read with, when the request named one (or unknownColumns)",
+          },
+          ignoredColumns: {
+            type: "array",
+            items: { type: "string" },
+            description: "With profile: the document's columns the catalog does not keep, in the order met",
+          },
         },
         required: ["message", "total", "created", "updated", "unchanged"],
       },

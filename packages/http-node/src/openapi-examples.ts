@@ -81,6 +81,32 @@ export const STREAM_EXAMPLES: Readonly<Record<StreamFormat, string>> = {
   ndjson:
     '{"id":"p1","sku":"MUG-1","title":"Blue mug","available":true,"featured_image":"https://img.example/p1.png","url":"https://shop.example/p1"}\n{"id":"p2","sku":"MUG-2","title":"Red mug","available":true,"featured_image":"https://img.example/p2.png","url":"https://shop.example/p2"}\n',
   csv: "id,sku,title,available,featured_image,url\np1,MUG-1,Blue mug,true,https://img.example/p1.png,https://shop.example/p1\n",
-  tsv: "id\ttitle\tlink\timage_link\tavailability\tprice\nMUG-1\tBlue mug\thttps://shop.example/p1\thttps://img.example/p1.png\tin_stock\t12.00 USD\n",
-  xml: '<?xml version="1.0"?><rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel><item><g:id>MUG-1</g:id><title>Blue mug</title><link>https://shop.example/p1</link><g:image_link>https://img.example/p1.png</g:image_link><g:availability>in_stock</g:availability><g:price>12.00 USD</g:price></item></channel></rss>\n',
+  // A feed as the export writes it (profile=google): it imports back with the same profile.
+  tsv: "id\titem_group_id\ttitle\tdescription\tlink\timage_link\tadditional_image_link\tavailability\tprice\nCUP-1\tCUP-1\tGreen cup\tPorcelain\thttps://shop.example/cup-1\thttps://img.example/cup-1.png\t\tin_stock\t12.00 USD\n",
+  xml: '<?xml version="1.0"?><rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel><item><g:id>BOWL-1</g:id><title>Red bowl</title><link>https://shop.example/bowl-1</link><g:image_link>https://img.example/bowl-1.png</g:image_link><g:availability>in_stock</g:availability><g:price>12.00 USD</g:price></item></channel></rss>\n',
 };
+
+/** A raw import body of the document, and the query parameters it is sent with. */
+export interface RawExample {
+  readonly text: string;
+  readonly query?: Readonly<Record<string, string>>;
+}
+
+const GOOGLE = { profile: "google", currency: "USD" };
+
+/** The name of a raw body example. */
+export type RawExampleName = "nativeCsv" | "shopifyCsv" | "googleTsv" | "rss";
+
+/** The raw bodies the document shows, by name: the plain formats, and a platform's file of each. */
+export const RAW_EXAMPLES: Readonly<Record<RawExampleName, RawExample>> = {
+  nativeCsv: { text: STREAM_EXAMPLES.csv },
+  shopifyCsv: {
+    text: "Handle,Title,Body (HTML),Vendor,Option1 Name,Option1 Value,Variant SKU,Variant Price,Image Src,Image Position,Status\nblue-mug,Blue mug,<p>Stoneware</p>,Acme,Size,S,MUG-S,12.00,https://img.example/mug.png,1,active\nblue-mug,,,,,L,MUG-L,14.00,,,\n",
+    query: { profile: "shopify", shopUrl: "https://shop.example" },
+  },
+  googleTsv: { text: STREAM_EXAMPLES.tsv, query: GOOGLE },
+  rss: { text: STREAM_EXAMPLES.xml, query: GOOGLE },
+};
+
+/** The query with which the document's export example of each feed format is asked for. */
+export const FEED_QUERY: Readonly<Partial<Record<StreamFormat, Readonly<Record<string, string>>>>> = { tsv: GOOGLE };

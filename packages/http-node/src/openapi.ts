@@ -11,8 +11,8 @@ import {
 import manifest from "../package.json" with { type: "json" };
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
-import { EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
-import type { Operation, OperationDoc, PublishedLimits } from "./operation.ts";
+import { EXAMPLES, FEED_QUERY, RAW_EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
+import type { Operation, OperationDoc, PublishedLimits, RawBody } from "./operation.ts";
 import { RETRY_AFTER_SECONDS } from "./problem.ts";
 import { ROUTES } from "./routes.ts";
 
@@ -20,7 +20,7 @@ import { ROUTES } from "./routes.ts";
 export interface OpenApiSettings {
   readonly maxBodyBytes: number;
   readonly maxProductsPerRequest: number;
-  /** Limits of raw (streamed) CSV and NDJSON bodies; the defaults when not given. */
+  /** Limits of raw (streamed) CSV, TSV, XML and NDJSON bodies; the defaults when not given. */
   readonly maxStreamBytes?: number;
   readonly maxProductsPerStream?: number;
   readonly notFoundStatus: 400 | 404;
@@ -46,7 +46,7 @@ const IDEMPOTENCY_KEY = {
   schema: { type: "string", pattern: '^(?!""$)[!-~]{1,255}$' },
   example: "3f1c2d9e-6f0a-4d8b-9a57-2c1e8b7d4a10",
   description:
-    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `dryRun`, `allowEmpty`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
+    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `dryRun`, `allowEmpty`, the reading parameters such as `profile`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
 };
 const REPLAYED_HEADER = {
   description:
@@ -80,15 +80,25 @@ const DEFAULT_PROBLEM = {
   content: { "application/problem+json": { schema: ref("Problem"), example: EXAMPLES.problem } },
 };
 
+// An example of a format: a raw body's own (a platform's file), else the format's plain one, with
+// the query parameters it needs (its profile) as `x-example-query`, for clients to copy; an
+// export's feed is asked for with its profile.
+function exampleOf(format: StreamFormat, raw: RawBody | undefined): object {
+  const name = raw?.examples?.[format];
+  const query = name === undefined ? (raw === undefined ? FEED_QUERY[format] : undefined) : RAW_EXAMPLES[name].query;
+  const text = name === undefined ? STREAM_EXAMPLES[format] : RAW_EXAMPLES[name].text;
+  return { example: text, ...(query === undefined ? {} : { "x-example-query": query }) };
+}
+
 // The content of text bodies of these media types, each with an example of its format. An answer
 // lists one media type per format (the first the row names): it sends no other.
-function textContent(types: Readonly<Record<string, StreamFormat>>, schema: object, onePerFormat: boolean) {
+function textContent(types: Readonly<Record<string, StreamFormat>>, schema: object, raw?: RawBody) {
   const content: Record<string, object> = {};
   const seen = new Set<StreamFormat>();
   for (const [type, format] of Object.entries(types)) {
-    if (onePerFormat && seen.has(format)) continue;
+    if (raw === undefined && seen.has(format)) continue;
     seen.add(format);
-    content[type] = { schema, example: STREAM_EXAMPLES[format] };
+    content[type] = { schema, ...exampleOf(format, raw) };
   }
   return content;
 }
@@ -106,7 +116,7 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
     content:
       op.plain.format === "json"
         ? json(answer.schema, answer.example)
-        : textContent(op.exports?.types ?? {}, answer.schema, true),
+        : textContent(op.exports?.types ?? {}, answer.schema),
   };
   const storage = doc.storage ? { "503": UNAVAILABLE } : {};
   if (!op.token) return { "200": success, "4XX": RESERVED_4XX, ...storage, default: DEFAULT_PROBLEM };
@@ -171,7 +181,7 @@ function describe(path: string, op: Operation, doc: OperationDoc, limits: Publis
             description: GZIP,
             content: {
               ...jsonBody(ref(doc.request.schema), doc.request.example),
-              ...(raw === undefined ? {} : textContent(raw.types, { type: "string", description: raw.what }, false)),
+              ...(raw === undefined ? {} : textContent(raw.types, { type: "string", description: raw.what }, raw)),
             },
           },
         }),
@@ -200,7 +210,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
       // The package's own version, so that the document cannot drift from what is installed.
       version: manifest.version,
       license: { name: "MIT", identifier: "MIT" },
-      description: `Imports, retrieves and deletes the products of a site. JSON request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows); raw CSV and NDJSON bodies, streamed, at most ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products. Every error is an RFC 9457 problem+json body with a stable \`code\`.`,
+      description: `Imports, retrieves and deletes the products of a site. JSON request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows); raw CSV, TSV, XML and NDJSON bodies, streamed, at most ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products. Every error is an RFC 9457 problem+json body with a stable \`code\`.`,
     },
     security: [{ ServiceAccessToken: [] }],
     servers: [{ url: "/", description: "The server that serves this document" }],

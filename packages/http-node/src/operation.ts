@@ -5,6 +5,7 @@ import type { IncomingMessage } from "node:http";
 import type { StreamFormat } from "@catalog-kit/catalog-core";
 import { mediaType, requireJson } from "./body.ts";
 import type { Format, RequestContext } from "./context.ts";
+import type { RawExampleName } from "./openapi-examples.ts";
 import type { QueryParam } from "./query-params.ts";
 import type { Action } from "./routes.ts";
 
@@ -36,6 +37,8 @@ export interface RawBody {
   readonly types: Readonly<Record<string, StreamFormat>>;
   /** What it is, for /openapi.json. */
   readonly what: string;
+  /** The example /openapi.json gives of a format, when not the format's plain one. */
+  readonly examples?: Readonly<Partial<Record<StreamFormat, RawExampleName>>>;
 }
 
 /** The field of an import's JSON envelope that holds the products. */

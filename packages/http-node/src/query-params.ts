@@ -63,3 +63,48 @@ export const CURSOR: QueryParam = {
       "The `nextCursor` of the page before. Any other string of the pattern starts the page at some place in id order.",
   },
 };
+
+/** The profile a document import is read with. */
+export const PROFILE = component("profile");
+/** The shop's address, from which a platform profile makes each product's url. */
+export const SHOP_URL = component("shopUrl");
+/** The ISO 4217 code of a feed's prices. */
+export const CURRENCY = component("currency");
+/** The decimal separator of a platform file's prices. */
+export const DECIMAL = component("decimal");
+/** One product per group of variant rows, or per variant. */
+export const VARIANTS = component("variants");
+/** The delimiter of a native CSV. */
+export const DELIMITER = component("delimiter");
+/** Whether a column nobody knows is refused or listed. */
+export const UNKNOWN_COLUMNS = component("unknownColumns");
+/**
+ * How a document (CSV, TSV, XML, csvContent) is read; passed to the catalog as given, which checks
+ * them. A JSON product list, one product or NDJSON is no platform's file and takes none.
+ */
+export const READING = [PROFILE, SHOP_URL, CURRENCY, DECIMAL, VARIANTS, DELIMITER, UNKNOWN_COLUMNS] as const;
+
+/** The export's format besides Accept: the catalog's own file, or a platform's feed. */
+export const EXPORT_PROFILE: QueryParam = {
+  name: "profile",
+  doc: {
+    name: "profile",
+    in: "query",
+    required: false,
+    schema: { type: "string", enum: ["native", "google", "meta"], default: "native" },
+    description:
+      "`native`: the catalog's own CSV or NDJSON, as Accept chooses. `google` or `meta`: the site's products as a Google Merchant Center or Meta product feed (TSV, one item a product), which imports back with the same profile.",
+  },
+};
+/** The currency of a feed's prices, when the site's configuration names none or another. */
+export const EXPORT_CURRENCY: QueryParam = {
+  name: "currency",
+  doc: {
+    name: "currency",
+    in: "query",
+    required: false,
+    schema: { type: "string", pattern: "^[A-Za-z]{3}$" },
+    description:
+      "With profile=google or meta: the ISO 4217 code of the site's prices. Defaults to the site's configured currency; without either, the export is refused naming `currency`.",
+  },
+};

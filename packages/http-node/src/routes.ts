@@ -1,25 +1,30 @@
 // The route table: each resource's path and, for each method, the operation that serves it (see
 // operation.ts). Routing, the Allow header of a 405, every query allowlist, the media types of
-// bodies and exports, and the paths of /openapi.json are all read from here.
+// bodies and exports (their types in raw-bodies.ts), and the paths of /openapi.json are all read
+// from here.
 import { serveList } from "./browse.ts";
 import { serveImport } from "./imports.ts";
 import { serveDelete, serveGet } from "./lookup.ts";
 import { ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
-import { type Operation, operation, type RawBody } from "./operation.ts";
+import { type Operation, operation } from "./operation.ts";
 import { EXPORTS, find, importing, LIST } from "./operation-docs.ts";
 import {
   ALLOW_EMPTY,
   BY,
   CURSOR,
   DRY_RUN,
+  EXPORT_CURRENCY,
+  EXPORT_PROFILE,
   IMPORT_SITE_ID,
   IMPORT_SITE_TYPE,
   LIMIT,
   MODE,
+  READING,
   SITE_ID,
   SITE_TYPE,
 } from "./query-params.ts";
+import { BULK_BODY, CSV_BODY, EXPORT_TYPES, FEED_TYPES } from "./raw-bodies.ts";
 import { serveHealth, serveMetrics, serveOpenApi } from "./service.ts";
 
 /** Where every product endpoint lives. */
@@ -51,16 +56,8 @@ export interface Route {
   readonly methods: Readonly<Partial<Record<Method, Operation>>>;
 }
 
-const NDJSON_BODY: RawBody = {
-  types: { "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" },
-  what: "NDJSON: one Product Object per line, blank lines skipped",
-};
-const CSV_BODY: RawBody = {
-  types: { "text/csv": "csv" },
-  what: "the CSV document itself, by the same rules as csvContent",
-};
-const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE];
-const EXPORT_TYPES = { "text/csv": "csv", "application/x-ndjson": "ndjson", "application/jsonl": "ndjson" } as const;
+const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE, ...READING];
+const EXPORT_QUERY = [SITE_ID, SITE_TYPE, EXPORT_PROFILE, EXPORT_CURRENCY];
 const IMPORTED = {
   description: "Products imported (or, with dryRun, checked and counted)",
   schema: ref("ImportSummary"),
@@ -148,12 +145,12 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
         action: "bulk",
         token: true,
         query: IMPORT_QUERY,
-        body: { field: "products", raw: NDJSON_BODY },
+        body: { field: "products", raw: BULK_BODY },
         serve: serveImport,
         doc: {
           operationId: "importProducts",
           summary: "Import or modify a list of products",
-          description: importing((l) => `a list of products (at most ${l.maxProductsPerRequest})`, NDJSON_BODY),
+          description: importing((l) => `a list of products (at most ${l.maxProductsPerRequest})`, BULK_BODY),
           tag: "Import",
           answer: IMPORTED,
           request: { schema: "BulkImportRequest", example: EXAMPLES.importProducts },
@@ -192,15 +189,18 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       GET: operation({
         action: "export",
         token: true,
-        query: [SITE_ID, SITE_TYPE],
-        exports: { types: EXPORT_TYPES, query: [SITE_ID, SITE_TYPE], only: "csv" },
+        query: EXPORT_QUERY,
+        exports: { types: FEED_TYPES, query: EXPORT_QUERY, only: "csv" },
         serve: serveList,
         doc: {
           operationId: "exportProducts",
-          summary: "Export a site's products as a CSV or NDJSON file",
+          summary: "Export a site's products as a CSV or NDJSON file, or a product feed",
           description: EXPORTS,
           tag: "Products",
-          answer: { description: "The whole site as a CSV or NDJSON file", schema: { type: "string" } },
+          answer: {
+            description: "The whole site as a CSV or NDJSON file, or (profile=google or meta) a TSV feed",
+            schema: { type: "string" },
+          },
           storage: true,
         },
       }),

@@ -32,13 +32,25 @@ function plural(count: number): string {
 
 /**
  * The body of a successful import: `{ message, total, created, updated, unchanged }`, plus
- * `deleted` for a replace and `dryRun: true` for a dry run.
+ * `deleted` for a replace, `dryRun: true` for a dry run, and the document's `profile` and
+ * `ignoredColumns` when the summary has them.
  */
-export function summaryText({ total, created, updated, unchanged, deleted, dryRun }: ImportSummary): string {
+export function summaryText(summary: ImportSummary): string {
+  const { total, created, updated, unchanged, deleted, dryRun, profile, ignoredColumns } = summary;
   const gone = deleted === undefined ? "" : `, ${deleted} deleted`;
   const message = dryRun
     ? `Dry run: ${total} ${plural(total)} checked (${created} would be created, ${updated} updated, ${unchanged} unchanged${deleted === undefined ? "" : `, ${deleted} deleted`}); nothing was written`
     : `Imported ${total} ${plural(total)}: ${created} created, ${updated} updated, ${unchanged} unchanged${gone}`;
-  const body = { message, total, created, updated, unchanged, ...(deleted === undefined ? {} : { deleted }) };
-  return JSON.stringify(dryRun ? { ...body, dryRun: true } : body);
+  const body = {
+    message,
+    total,
+    created,
+    updated,
+    unchanged,
+    ...(deleted === undefined ? {} : { deleted }),
+    ...(dryRun ? { dryRun: true } : {}),
+    ...(profile === undefined ? {} : { profile }),
+    ...(ignoredColumns === undefined ? {} : { ignoredColumns }),
+  };
+  return JSON.stringify(body);
 }

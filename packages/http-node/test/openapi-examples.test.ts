@@ -26,6 +26,10 @@ afterAll(() => server.close());
 const ORDER: Readonly<Record<string, number>> = { post: 0, get: 1, delete: 2 };
 // GET and DELETE on /bulk look up the key "bulk", which no example imports.
 const NOT_FOUND = new Set(["getProductBulk", "deleteProductBulk"]);
+// The catalog's XML reader is not in this build yet: its feed examples are checked by the
+// OpenAPI lint (schema) only, not sent.
+const NOT_SENT = new Set(["application/xml", "text/xml", "application/rss+xml", "application/atom+xml"]);
+type Example = { example?: unknown; "x-example-query"?: Record<string, string> };
 
 // Every example parameter, and every required one (with its example): what a client copies.
 function exampleValues(op: Operation): Record<string, string> {
@@ -42,15 +46,21 @@ it("answers every request example of the document as the document declares", asy
   const check = answerChecker(doc);
   const seen: string[] = [];
   for (const { path, method, op } of operations) {
-    const bodies = Object.entries(op.requestBody?.content ?? {}).map(([media, { example }]) => ({
-      media,
-      text: typeof example === "string" ? example : JSON.stringify(example),
-    }));
-    // An answer of several media types is asked for in each.
-    const accepts = Object.keys(op.responses["200"]?.content ?? {});
+    const contents = Object.entries((op.requestBody?.content ?? {}) as Record<string, Example>);
+    const bodies = contents
+      .filter(([media]) => !NOT_SENT.has(media))
+      .map(([media, { example, "x-example-query": query }]) => ({
+        media,
+        text: typeof example === "string" ? example : JSON.stringify(example),
+        query,
+      }));
+    // An answer of several media types is asked for in each, with the query its example names.
+    const answers = (op.responses["200"]?.content ?? {}) as Record<string, Example>;
+    const accepts = Object.keys(answers);
     for (const body of bodies.length === 0 ? [undefined] : bodies) {
       for (const accept of accepts.length > 1 ? accepts : [undefined]) {
-        const exchange = exchangeOf(path, method, op, exampleValues(op), body, accept);
+        const query = { ...body?.query, ...(accept === undefined ? {} : answers[accept]?.["x-example-query"]) };
+        const exchange = exchangeOf(path, method, op, { ...exampleValues(op), ...query }, body, accept);
         const answer: Answer = await send(server.url, exchange);
         const name = `${op.operationId} ${exchange.method} ${exchange.path} ${body?.media ?? ""} ${accept ?? ""}`;
         seen.push(`${op.operationId} ${body?.media ?? accept ?? ""}`.trim());
@@ -70,8 +80,12 @@ it("answers every request example of the document as the document declares", asy
       "importProduct application/json",
       "importProducts application/x-ndjson",
       "importCsv text/csv",
+      "importCsv text/tab-separated-values",
+      "importProducts text/csv",
+      "importProducts text/tab-separated-values",
       "exportProducts text/csv",
       "exportProducts application/x-ndjson",
+      "exportProducts text/tab-separated-values",
     ]),
   );
   expect(server.errors).toEqual([]);

@@ -12,7 +12,11 @@ type Doc = {
     string,
     Record<string, { operationId: string; responses: Record<string, unknown>; security?: unknown[] }>
   >;
-  components: { schemas: Record<string, Record<string, unknown>>; securitySchemes: Record<string, unknown> };
+  components: {
+    schemas: Record<string, Record<string, unknown>>;
+    securitySchemes: Record<string, unknown>;
+    parameters: Record<string, unknown>;
+  };
   "x-limits": Record<string, number>;
 };
 
@@ -106,6 +110,42 @@ describe("the OpenAPI document", () => {
     for (const op of [bulk, csv]) expect(JSON.stringify(op.parameters)).toContain("#/components/parameters/mode");
   });
 
+  it("documents how a document is read: the reading parameters, the feed body types, and their examples", () => {
+    type Media = { example?: unknown; "x-example-query"?: Record<string, string> };
+    type Operation = { requestBody: { content: Record<string, Media> }; parameters: { $ref?: string }[] };
+    const reading = ["profile", "shopUrl", "currency", "decimal", "variants", "delimiter", "unknownColumns"];
+    const components = doc.components.parameters as Record<string, { description?: string; schema?: object }>;
+    const bulk = doc.paths["/external/product/v1/bulk"]?.post as unknown as Operation;
+    const csv = doc.paths["/external/product/v1/bulk/csv"]?.post as unknown as Operation;
+    const single = doc.paths["/external/product/v1"]?.post as unknown as Operation;
+    for (const name of reading) {
+      expect(components[name]?.description, name).toBeTruthy();
+      for (const op of [bulk, csv]) expect(JSON.stringify(op.parameters)).toContain(`#/components/parameters/${name}`);
+      expect(JSON.stringify(single.parameters)).not.toContain(`#/components/parameters/${name}`);
+    }
+    expect(components.profile?.schema).toMatchObject({ enum: ["native", "shopify", "woocommerce", "google", "meta"] });
+    expect(components.variants?.schema).toMatchObject({ enum: ["groups", "items"] });
+    expect(components.decimal?.schema).toMatchObject({ enum: [".", ","] });
+    expect(components.delimiter?.schema).toMatchObject({ enum: [",", ";", "\t", "|"] });
+    expect(components.unknownColumns?.schema).toMatchObject({ enum: ["refuse", "ignore"] });
+    const xml = ["application/xml", "text/xml", "application/rss+xml", "application/atom+xml"];
+    expect(Object.keys(bulk.requestBody.content)).toEqual(
+      expect.arrayContaining(["text/csv", "text/tab-separated-values", ...xml]),
+    );
+    expect(Object.keys(csv.requestBody.content)).toEqual(expect.arrayContaining(["text/tab-separated-values"]));
+    for (const type of xml) expect(Object.keys(csv.requestBody.content)).not.toContain(type);
+    const shopify = bulk.requestBody.content["text/csv"];
+    expect(shopify?.example).toMatch(/^Handle,Title,Body \(HTML\)/);
+    expect(shopify?.["x-example-query"]).toEqual({ profile: "shopify", shopUrl: "https://shop.example" });
+    expect(bulk.requestBody.content["text/tab-separated-values"]?.["x-example-query"]).toMatchObject({
+      profile: "google",
+    });
+    expect(bulk.requestBody.content["application/rss+xml"]?.example).toMatch(/<rss /);
+    expect(doc.components.schemas.ImportSummary).toMatchObject({
+      properties: { profile: { type: "string" }, ignoredColumns: { type: "array" } },
+    });
+  });
+
   it("documents the list with its page schema only, and the export formats as an operation of their own", () => {
     const list = doc.paths["/external/product/v1"]?.get as unknown as {
       operationId: string;
@@ -120,8 +160,14 @@ describe("the OpenAPI document", () => {
     expect(doc.components.schemas.ProductPage).toMatchObject({ required: ["products", "nextCursor"] });
     const exported = doc.paths["/external/product/v1/bulk/export"]?.get as unknown as typeof list;
     expect(exported.operationId).toBe("exportProducts");
-    expect(exported.parameters.map((p) => p.name)).toEqual(["siteId", "siteType", undefined]);
-    expect(Object.keys(exported.responses["200"].content)).toEqual(["text/csv", "application/x-ndjson"]);
+    expect(exported.parameters.map((p) => p.name)).toEqual(["siteId", "siteType", "profile", "currency", undefined]);
+    expect(Object.keys(exported.responses["200"].content)).toEqual([
+      "text/csv",
+      "application/x-ndjson",
+      "text/tab-separated-values",
+    ]);
+    const profile = exported.parameters.find((p) => p.name === "profile") as { schema?: { enum?: string[] } };
+    expect(profile.schema?.enum).toEqual(["native", "google", "meta"]);
   });
 
   it("lists not-found answers under the configured status", () => {

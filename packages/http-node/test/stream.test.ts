@@ -150,13 +150,13 @@ describeEachStore("raw import bodies", (store) => {
     });
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ limit: 100, received: 101 });
-    const wrong = await server.request("POST", BULK + siteQuery(), {
+    const wrong = await server.request("POST", CSV + siteQuery(), {
       token: TOKENS.admin,
-      headers: { "content-type": "text/csv" },
+      headers: { "content-type": "application/x-ndjson" },
       body: "x",
     });
     expect(wrong.status).toBe(415);
-    expect(((await wrong.json()) as { detail: string }).detail).toMatch(/application\/x-ndjson/);
+    expect(((await wrong.json()) as { detail: string }).detail).toMatch(/text\/csv or text\/tab-separated-values/);
   });
 
   it("answers SITE_REQUIRED, SITE_NOT_FOUND and bad parameters before reading the body", async () => {

@@ -140,9 +140,20 @@ const StorageSchema = v.pipe(
   ),
 );
 
+// A configured site: its names, and the currency of its prices, which a feed export writes.
+const ConfigSiteSchema = v.strictObject({
+  ...SiteSchema.entries,
+  currency: v.optional(
+    v.pipe(
+      v.string("Must be a string"),
+      v.regex(/^[A-Z]{3}$/, "Must be an ISO 4217 currency code: three capital letters, such as USD"),
+    ),
+  ),
+});
+
 /** The schema of the server's configuration file (`CATALOG_CONFIG`); unknown keys are errors. */
 export const ConfigSchema = v.strictObject({
-  sites: v.pipe(v.array(SiteSchema), v.minLength(1, "Must list at least one site")),
+  sites: v.pipe(v.array(ConfigSiteSchema), v.minLength(1, "Must list at least one site")),
   tokens: v.pipe(v.array(TokenSchema), v.minLength(1, "Must list at least one token")),
   storage: v.optional(StorageSchema, { adapter: "memory" }),
   limits: v.optional(

@@ -14,3 +14,4 @@ export { createMetrics, type ServerMetrics } from "./metrics.ts";
 export { metricsListener } from "./metrics-listener.ts";
 export { openStore } from "./open-store.ts";
 export { runServer } from "./run-server.ts";
+export { catalogSites, siteCurrencies } from "./sites.ts";

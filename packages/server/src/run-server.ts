@@ -16,6 +16,7 @@ import { createErrorLog, type ErrorLog } from "./error-log.ts";
 import { createMetrics, type ServerMetrics } from "./metrics.ts";
 import { metricsListener } from "./metrics-listener.ts";
 import { openStore } from "./open-store.ts";
+import { catalogSites, siteCurrencies } from "./sites.ts";
 import { stopOnSignals } from "./stop-on-signals.ts";
 
 // exactOptionalPropertyTypes: a key left out of the file stays out of the handler's options.
@@ -54,6 +55,7 @@ function createHandler(
     ...optional("bodyBytesInFlight", config.limits.bodyBytesInFlight),
     ...optional("bodyIdleTimeoutMs", config.limits.bodyIdleTimeoutMs),
     notFoundStatus: config.notFoundStatus,
+    siteCurrency: siteCurrencies(config),
     accessLog: observer(accessLog, metrics, errorLog),
     ...(metrics !== undefined && config.metrics === true ? { metrics: metrics.render } : {}),
     onError: (error, req) => {
@@ -88,7 +90,7 @@ async function serve(): Promise<void> {
   const store = openStore(config.storage);
   // A key's claim lapses with the longest request that could hold it, should its process die.
   const idempotency = { retentionMs: config.idempotency.retentionMs, leaseMs: config.limits.requestTimeoutMs };
-  const catalog = createCatalog({ store, sites: config.sites, limits: config.limits, idempotency });
+  const catalog = createCatalog({ store, sites: catalogSites(config), limits: config.limits, idempotency });
   // Batched: one write per interval instead of one system call per request. Whatever is still
   // queued is written on the way out, so a clean shutdown loses no line.
   const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.ts";
+import { catalogSites, siteCurrencies } from "../src/sites.ts";
 
 // The example of the API contract, verbatim.
 const contractExample = {
@@ -149,6 +150,26 @@ describe("parseConfig", () => {
     expect(
       issuesOf({ ...two, tokens: [{ token: "t", sites: [other], defaultSite: contractExample.sites[0] }] }),
     ).toEqual(["tokens[0].defaultSite: Must be one of the token's sites"]);
+  });
+
+  it("takes a site's currency, for its feeds, and names a bad one at its site", () => {
+    const priced = { siteId: "shop-2", siteType: "shopify", currency: "EUR" };
+    const config = parseConfig({ ...contractExample, sites: [...contractExample.sites, priced] });
+    expect(config.sites[1]).toEqual(priced);
+    // The catalog knows a site by its names; the handler asks for its currency.
+    expect(catalogSites(config)).toEqual([contractExample.sites[0], { siteId: "shop-2", siteType: "shopify" }]);
+    const currency = siteCurrencies(config);
+    expect(currency({ siteId: "shop-2", siteType: "shopify" })).toBe("EUR");
+    expect(currency({ siteId: "shop-1", siteType: "shopify" })).toBeUndefined();
+    const bad = (value: unknown) =>
+      issuesOf({ ...contractExample, sites: [contractExample.sites[0], { ...priced, currency: value }] });
+    const message = "sites[1].currency: Must be an ISO 4217 currency code: three capital letters, such as USD";
+    for (const value of ["eur", "EURO", "", "E1R"]) expect(bad(value), value).toEqual([message]);
+    expect(bad(978)).toEqual(["sites[1].currency: Must be a string"]);
+    // A token's site is named, not priced: the currency is the site's configuration.
+    expect(issuesOf({ ...contractExample, tokens: [{ token: "t", sites: [priced] }] })).toEqual([
+      'tokens[0].sites: Must be "*" or a list of sites',
+    ]);
   });
 
   it("requires sites and tokens", () => {

@@ -114,6 +114,33 @@ describe("CATALOG_CONFIG", () => {
     expect(await missing.json()).toMatchObject({ code: "PRODUCT_NOT_FOUND" });
   });
 
+  it("exports a site's feed in the currency its configuration names", async () => {
+    const file = await configFile("currency.json", { ...validConfig, sites: [{ ...site, currency: "EUR" }] });
+    const server = cli({ CATALOG_CONFIG: file });
+    const url = /listening on (http:\S+)/.exec(await server.waitForOutput(/listening on (http:\S+)/))?.[1] as string;
+    const headers = { "x-service-access-token": "admin-secret", "content-type": "application/json" };
+    const product = {
+      id: "p1",
+      sku: "P-1",
+      title: "Mug",
+      price: 12.5,
+      available: true,
+      featured_image: "https://i.example/p1.png",
+      url: "https://shop.example/p1",
+    };
+    const query = "siteId=shop-1&siteType=shopify";
+    const imported = await fetch(`${url}/external/product/v1?${query}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ product }),
+    });
+    expect(imported.status).toBe(200);
+    const feed = await fetch(`${url}/external/product/v1/bulk/export?${query}&profile=google`, { headers });
+    expect(feed.status).toBe(200);
+    expect(feed.headers.get("content-type")).toBe("text/tab-separated-values; charset=utf-8");
+    expect(await feed.text()).toContain("\t12.50 EUR\n");
+  });
+
   const invalid: [string, unknown, string][] = [
     ["an unknown top-level key", { ...validConfig, site: [] }, "site: Unknown key"],
     ["an unknown token key", { ...validConfig, tokens: [{ tokn: "x", sites: "*" }] }, "tokens[0].tokn: Unknown key"],
@@ -128,6 +155,7 @@ describe("CATALOG_CONFIG", () => {
       "tokens[0].sites[0]",
     ],
     ["a blank siteId", { ...validConfig, sites: [{ siteId: " ", siteType: "y" }] }, "sites[0].siteId"],
+    ["a bad site currency", { ...validConfig, sites: [{ ...site, currency: "euro" }] }, "sites[0].currency: Must be"],
     [
       "a token with both token and tokenSha256",
       { ...validConfig, tokens: [{ token: "t", tokenSha256: "0".repeat(64), sites: "*" }] },

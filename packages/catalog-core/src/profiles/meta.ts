@@ -12,5 +12,6 @@ export const meta: ImportProfile = feedProfile({
   kept: ["status"],
   // Meta's values are `active` and `archived`; any other leaves availability to decide.
   withdrawn: (row, column) => feedName(cell(row, column("status"))) === "archived",
-  detect: isMetaHeader,
+  // Every item has an id and a title: without them a header is not a feed (Shopify's has a Status too).
+  detect: (names) => names.has("id") && names.has("title") && isMetaHeader(names),
 });

@@ -128,7 +128,47 @@ export const GOOGLE_TSV = tsv([
   ["MUG", "Mug", "", `${SHOP}/mug`, `${SHOP}/img/mug.jpg`, "", "out_of_stock", "8.00", "", "Acme"],
 ]);
 
-/** The products of `GOOGLE_TSV`, in id order. */
+const xmlText = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
+
+// The items of `GOOGLE_TSV`, each cell an element (`g:` for Google's attributes, RSS's own for
+// title, link and description); additional images as repeated elements.
+function feedItems(entry: string, link: (url: string) => string): string {
+  const [header, ...rows] = GOOGLE_TSV.trimEnd()
+    .split("\n")
+    .map((line) => line.split("\t"));
+  const own = new Set(["title", "description"]);
+  return rows
+    .map((cells) => {
+      const elements = (header as string[]).flatMap((name, c) => {
+        const value = cells[c] as string;
+        if (value === "") return [];
+        if (name === "link") return [link(value)];
+        if (name === "additional_image_link") {
+          return value.split(",").map((url) => `<g:additional_image_link>${xmlText(url)}</g:additional_image_link>`);
+        }
+        const tag = own.has(name) ? name : `g:${name}`;
+        return [`<${tag}>${xmlText(value)}</${tag}>`];
+      });
+      return `<${entry}>${elements.join("")}</${entry}>`;
+    })
+    .join("\n");
+}
+
+/** `GOOGLE_TSV` as an RSS 2.0 feed. */
+export const GOOGLE_RSS = `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel><title>Shop</title>
+${feedItems("item", (url) => `<link>${xmlText(url)}</link>`)}
+</channel></rss>
+`;
+
+/** `GOOGLE_TSV` as an Atom 1.0 feed. */
+export const GOOGLE_ATOM = `<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:g="http://base.google.com/ns/1.0"><title>Shop</title>
+${feedItems("entry", (url) => `<link href="${xmlText(url).replaceAll('"', "&quot;")}"/>`)}
+</feed>
+`;
+
+/** The products of `GOOGLE_TSV` (and of its RSS and Atom forms), in id order. */
 export const GOOGLE_PRODUCTS: readonly Product[] = [
   {
     id: "MUG",

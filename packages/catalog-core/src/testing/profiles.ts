@@ -9,7 +9,9 @@ import type { CatalogStore } from "../store.ts";
 import { sampleProduct, uniqueSite } from "./arbitraries.ts";
 import {
   FEED_PRODUCTS,
+  GOOGLE_ATOM,
   GOOGLE_PRODUCTS,
+  GOOGLE_RSS,
   GOOGLE_SPLIT,
   GOOGLE_TSV,
   SHOP,
@@ -102,6 +104,19 @@ export function testProfiles(store: () => CatalogStore): void {
     });
     expect(await all(catalog, site)).toEqual(GOOGLE_PRODUCTS);
     await expect(catalog.getProduct(site, "SHIRT-M")).rejects.toMatchObject({ code: "PRODUCT_NOT_FOUND" });
+  });
+
+  test("profiles: the same feed as RSS 2.0 and as Atom gives the same products", async () => {
+    for (const feed of [GOOGLE_RSS, GOOGLE_ATOM]) {
+      const site = uniqueSite();
+      const catalog = catalogOf(site);
+      expect(await stream(catalog, site, feed, { ...GOOGLE, format: "xml" })).toEqual({
+        ...created(2),
+        profile: "google",
+        ignoredColumns: ["brand"],
+      });
+      expect(await all(catalog, site)).toEqual(GOOGLE_PRODUCTS);
+    }
   });
 
   test("profiles: one value that does not read writes nothing, in upsert and replace mode", async () => {
