@@ -114,6 +114,50 @@ describe("a Shopify export", () => {
   });
 });
 
+// The same items as an RSS 2.0 feed, in Google's namespace.
+const rss = (...items: [string, string][]) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel>${items
+    .map(
+      ([id, price]) =>
+        `<item><g:id>${id}</g:id><title>Feed ${id}</title><description><![CDATA[<p>From the feed</p>]]></description><link>https://shop.example/${id}</link><g:image_link>https://img.example/${id}.png</g:image_link><g:availability>in stock</g:availability><g:price>${price}</g:price><g:brand>Acme</g:brand></item>`,
+    )
+    .join("")}</channel></rss>\n`;
+
+describe("a Merchant Center feed (XML)", () => {
+  it("an RSS feed imports on /bulk with its currency, gzipped too; a bad price is located at its item and element", async () => {
+    const path = `${BASE}/bulk?${site()}&profile=google&currency=USD`;
+    for (const type of ["application/rss+xml", "application/xml"]) {
+      const response = await server.request("POST", path, {
+        ...admin,
+        headers: { "content-type": type, "content-encoding": "gzip" },
+        body: gzipSync(rss(["xml-1", "9.90 USD"], ["xml-2", "19.00 USD"])),
+      });
+      expect(await response.json(), type).toMatchObject({ total: 2, profile: "google", ignoredColumns: ["brand"] });
+    }
+    expect(await get("xml-2")).toMatchObject({ description: "<p>From the feed</p>", price: 19 });
+    const bad = await server.request("POST", path, {
+      ...admin,
+      headers: { "content-type": "application/rss+xml" },
+      body: rss(["xml-3", "1.00 USD"], ["xml-4", "9,90 USD"]),
+    });
+    const problem = await problemOf(bad, 400, "VALIDATION_FAILED");
+    expect(problem.errors).toEqual([expect.objectContaining({ item: 2, element: "price" })]);
+    expect(await get("xml-3")).toBeUndefined();
+  });
+
+  it("a feed that declares entities is INVALID_XML, and nothing is written", async () => {
+    const body = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>${rss(["xxe-1", "1.00 USD"]).replace(/^<\?xml[^>]*>\n/, "")}`;
+    const response = await server.request("POST", `${BASE}/bulk?${site()}&profile=google&currency=USD`, {
+      ...admin,
+      headers: { "content-type": "application/xml" },
+      body,
+    });
+    const problem = await problemOf(response, 400, "INVALID_XML");
+    expect(problem.errors).toEqual([expect.objectContaining({ item: 0, message: expect.stringContaining("DTD") })]);
+    expect(await get("xxe-1")).toBeUndefined();
+  });
+});
+
 describe("a Merchant Center feed (TSV)", () => {
   it("imports with its currency, on /bulk and /bulk/csv", async () => {
     const feed = `${FEED_HEADER}\n${feedRow("tsv-1", "9.90 USD")}\n${feedRow("tsv-2", "19.00 USD")}\n`;

@@ -164,8 +164,16 @@ export function shopifyColumnOf(field: keyof Product, header: readonly string[])
 /** Where each role's cells are in a file's rows: its column as the file writes it. */
 export type ShopifyColumns = Readonly<Partial<Record<ShopifyRole, string>>>;
 
+// The columns of the last header seen: the rows of a CSV all have its names, and finding roles by
+// canonical names measured 8% of a Shopify import when done for each group.
+let known: { readonly names: string; readonly columns: ShopifyColumns } | undefined;
+
 /** The columns of rows, found by their names; the first of a role wins. */
 export function shopifyColumns(rows: readonly ProfileRow[]): ShopifyColumns {
+  const first = Object.keys(rows[0]?.cells ?? {});
+  const same = rows.every((row) => Object.keys(row.cells).length === first.length);
+  const names = same ? first.join("\n") : undefined;
+  if (names !== undefined && known?.names === names) return known.columns;
   const columns: Partial<Record<ShopifyRole, string>> = {};
   const seen = new Set<string>();
   for (const row of rows) {
@@ -176,6 +184,7 @@ export function shopifyColumns(rows: readonly ProfileRow[]): ShopifyColumns {
       if (role !== undefined && columns[role] === undefined) columns[role] = name;
     }
   }
+  if (names !== undefined) known = { names, columns };
   return columns;
 }
 
