@@ -8,6 +8,8 @@
 // Redis with one invalid product on its very last line: refused whole, naming that line. The same
 // NDJSON into Redis with an Idempotency-Key header, against the NDJSON case without one. And the
 // same NDJSON as a file on disk, sent by the `catalog-kit import` command against `curl -T`.
+// On memory, a Shopify product CSV and a Google RSS feed through their import profiles, against
+// the native CSV case of the same run, by rows a second.
 // Into PostgreSQL the NDJSON only, against its floor (a bare COPY of the same rows into the same
 // server) and against the Redis adapter's NDJSON case of the same run.
 // The cases, rows and files live in ../stream/; this is the run's outline.
@@ -24,6 +26,7 @@ import {
   withHeap,
 } from "../stream/cases.ts";
 import { cliCase } from "../stream/files.ts";
+import { isPlatform, PLATFORM_FILES, platformCase, platformRows } from "../stream/platform.ts";
 import { postgresPart } from "../stream/postgres.ts";
 import { describe, LABEL, nameOf, streamRows } from "../stream/rows.ts";
 import {
@@ -41,12 +44,12 @@ import {
 // Which cases each storage runs: gzip costs the server the same whatever the store, and the
 // refusal of a bad last line matters most where the staging lives outside the process.
 const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
-  memory: ["ndjson", "csv", "gzip", "cli"],
+  memory: ["ndjson", "csv", "shopify", "google-rss", "gzip", "cli"],
   redis: ["ndjson", "key", "csv", "bad-row", "cli"],
   postgres: ["ndjson"],
 };
 
-/** `--only memory|redis|postgres` and `--only ndjson|key|csv|gzip|bad-row|cli` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres` and `--only ndjson|key|csv|shopify|google-rss|gzip|bad-row|cli` (repeatable) narrow the run. */
 function wanted(storage: Storage, name?: CaseName): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o): o is Storage => (STORAGES as readonly string[]).includes(o));
@@ -73,7 +76,12 @@ for (const storage of ["memory", "redis"] as const) {
     });
     continue;
   }
-  const subjects = CASES_OF[storage].filter((name) => name !== "bad-row" && name !== "cli" && wanted(storage, name));
+  // The platform files are measured against the native CSV case, which runs for them when not asked for.
+  const forPlatforms = CASES_OF[storage].some((name) => isPlatform(name) && wanted(storage, name));
+  const csvForPlatforms = forPlatforms && !wanted(storage, "csv");
+  const subjects = CASES_OF[storage].filter(
+    (name) => name !== "bad-row" && name !== "cli" && (wanted(storage, name) || (name === "csv" && forPlatforms)),
+  );
   // The keyed case is measured against the NDJSON case, which runs for it when not asked for.
   const forKeyOnly = subjects.includes("key") && !subjects.includes("ndjson");
   if (forKeyOnly) subjects.unshift("ndjson");
@@ -83,14 +91,19 @@ for (const storage of ["memory", "redis"] as const) {
       progress(`${storage}: streamed ${LABEL[name]}, up to ${fixed(megabytes(budget), 0)} MB`);
       const rigged = await startRig(storage, name, configOf);
       try {
-        const streamed = await streamCase(rigged, name === "csv" ? "csv" : "ndjson", {
-          gzip: name === "gzip",
-          ...(name === "key" ? { key: KEY } : {}),
-        });
-        requireImported(streamed.measured, `${storage} ${name}`);
-        const m = storage === "memory" ? await withHeap(rigged.server, streamed.measured) : streamed.measured;
+        const sent = isPlatform(name)
+          ? await platformCase(rigged, PLATFORM_FILES[name])
+          : (
+              await streamCase(rigged, name === "csv" ? "csv" : "ndjson", {
+                gzip: name === "gzip",
+                ...(name === "key" ? { key: KEY } : {}),
+              })
+            ).measured;
+        requireImported(sent, `${storage} ${name}`);
+        const m = storage === "memory" ? await withHeap(rigged.server, sent) : sent;
         measured.set(name, m);
-        progress(`  ${count(Math.round(rate(m)))} products/s, ${describe(m)}`);
+        const records = m.rows === undefined ? "" : `${count(Math.round(m.rows / m.seconds))} rows/s, `;
+        progress(`  ${records}${count(Math.round(rate(m)))} products/s, ${describe(m)}`);
       } finally {
         await rigged.stop();
       }
@@ -106,7 +119,9 @@ for (const storage of ["memory", "redis"] as const) {
     label: "buffered JSON",
     name: `buffered bulk JSON over HTTP, the same ${count(products)} products, 1,000 a request, ${CONNECTIONS} connections`,
   };
-  if (subjects.some((name) => name !== "key" && !(forKeyOnly && name === "ndjson"))) {
+  const needsBuffered = (name: CaseName) =>
+    name !== "key" && !isPlatform(name) && !(forKeyOnly && name === "ndjson") && !(csvForPlatforms && name === "csv");
+  if (subjects.some(needsBuffered)) {
     await guarded(`buffered JSON ${BUDGET_LABEL}, ${storage}`, `buffered bulk JSON import, ${storage}`, async () => {
       progress(`${storage}: buffered bulk JSON, ${count(products)} products`);
       const rigged = await startRig(storage, "buffered", configOf);
@@ -121,8 +136,12 @@ for (const storage of ["memory", "redis"] as const) {
   for (const name of subjects) if (name !== "ndjson" && name !== "key") await runStream(name);
   for (const [name, m] of measured) {
     const ndjson = measured.get("ndjson");
-    const rows =
-      name === "gzip" && ndjson !== undefined
+    const csv = measured.get("csv");
+    const rows = isPlatform(name)
+      ? csv === undefined
+        ? []
+        : platformRows(storage, name, m, csv)
+      : name === "gzip" && ndjson !== undefined
         ? streamRows(storage, name, m, ndjson, { label: "uncompressed", name: "the same body uncompressed" })
         : name === "key" && ndjson !== undefined
           ? streamRows(storage, name, m, ndjson, {

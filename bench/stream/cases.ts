@@ -17,6 +17,8 @@ export const CONNECTIONS = 4;
 /** One case's figures. */
 export interface Measured extends Taken {
   readonly products: number;
+  /** A platform file's records (rows, items), several a product; the products when absent. */
+  readonly rows?: number;
   readonly bytes: number;
   readonly answer?: Answer;
   readonly idleRss: number;

@@ -38,6 +38,8 @@ export const LABEL: Readonly<Record<CaseName, string>> = {
   ndjson: "NDJSON import",
   key: "NDJSON import with an Idempotency-Key header",
   csv: "CSV import",
+  shopify: "Shopify product CSV import (profile=shopify, 2 variant rows and 1 image row a product)",
+  "google-rss": "Google Merchant Center RSS feed import (profile=google, 3 items a product)",
   gzip: "gzipped NDJSON import (Content-Encoding: gzip, level 1)",
   "bad-row": "NDJSON import with an invalid last line",
 };
@@ -48,6 +50,8 @@ export const SHORT: Readonly<Record<CaseName, string>> = {
   ndjson: "NDJSON",
   key: "NDJSON + key",
   csv: "CSV",
+  shopify: "Shopify CSV",
+  "google-rss": "Google RSS",
   gzip: "NDJSON gzip",
   "bad-row": "NDJSON with bad last line",
 };

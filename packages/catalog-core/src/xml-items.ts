@@ -31,6 +31,15 @@ const STOP = Symbol("stop");
 const DTD = /\[|\s(?:SYSTEM|PUBLIC)\b/;
 const UTF8 = /^utf-?8$/i;
 
+// A text the parser cut from the decoded chunk is a slice of it, and V8 keeps the whole chunk
+// alive while the slice lives: a stored product's title kept the 64 KiB of the feed it came from
+// (a 100 MB feed into the memory store held 228 MB of heap after collection, 66 MB with copies).
+// Joined to a space and cut again, the text is copied into a string of its own; V8 slices only
+// texts of 13 units or more.
+function own(text: string): string {
+  return text.length < 13 ? text : (" " + text).slice(1);
+}
+
 // An element of an item being read: its text runs (split by its own child elements) joined.
 interface Child {
   readonly name: string;
@@ -217,7 +226,7 @@ class FeedReader {
     this.endRun();
     this.child = undefined;
     if (child.fixed === null) return;
-    const value = child.fixed ?? child.text;
+    const value = child.fixed ?? own(child.text);
     // What the cell holds in memory: two bytes a UTF-16 unit, and a little for the entry.
     this.itemBytes += 32 + 2 * (child.name.length + value.length);
     if (this.itemBytes > MAX_ITEM_BYTES)
