@@ -45,7 +45,7 @@ import {
 // refusal of a bad last line matters most where the staging lives outside the process.
 const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
   memory: ["ndjson", "csv", "shopify", "google-rss", "gzip", "cli"],
-  redis: ["ndjson", "key", "csv", "bad-row", "cli"],
+  redis: ["ndjson", "key", "csv", "shopify", "google-rss", "bad-row", "cli"],
   postgres: ["ndjson"],
 };
 
