@@ -6,10 +6,10 @@ it("keeps the first position of every name through its growth, and knows no othe
   fc.assert(
     fc.property(fc.uniqueArray(fc.string({ maxLength: 12 }), { minLength: 1, maxLength: 3_000 }), (names) => {
       const table = new KeyTable();
-      names.forEach((name, i) => table.add(name, i + 1));
+      for (const [i, name] of names.entries()) table.add(name, i + 1);
       // A name added again keeps the position where its group began.
       table.add(names[0] as string, 999_999);
-      names.forEach((name, i) => expect(table.get(name)).toBe(i + 1));
+      for (const [i, name] of names.entries()) expect(table.get(name)).toBe(i + 1);
       expect(table.get(`${names.join("|")}-absent`)).toBeUndefined();
     }),
     { numRuns: 40 },
