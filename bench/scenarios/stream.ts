@@ -39,13 +39,16 @@ import {
   fixed,
   megabytes,
   only,
+  quick,
 } from "../stream/setup.ts";
 
 // Which cases each storage runs: gzip costs the server the same whatever the store, and the
-// refusal of a bad last line matters most where the staging lives outside the process.
+// refusal of a bad last line matters most where the staging lives outside the process. The
+// platforms' files run on Redis for the bound of the server's peak RSS, which holds no product
+// there: a full run's question, left out of --quick, whose memory cases already run their code.
 const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
   memory: ["ndjson", "csv", "shopify", "google-rss", "gzip", "cli"],
-  redis: ["ndjson", "key", "csv", "shopify", "google-rss", "bad-row", "cli"],
+  redis: ["ndjson", "key", "csv", ...(quick ? [] : (["shopify", "google-rss"] as const)), "bad-row", "cli"],
   postgres: ["ndjson"],
 };
 
