@@ -7,7 +7,7 @@ import { CSV_DIALECT, type CsvTable, type Dialect, isBlank, scanCsv, scanPieces 
 import { isCatalogError } from "./errors.ts";
 import { Problems, type Reading, type RecordPart } from "./parse.ts";
 import { PRODUCT_FIELDS, REQUIRED_FIELDS } from "./product.ts";
-import { decodeText, LONE_SURROGATE } from "./text.ts";
+import { clip, decodeText, LONE_SURROGATE } from "./text.ts";
 
 /** A product field, as a CSV column names it. */
 export type Field = (typeof PRODUCT_FIELDS)[number];
@@ -104,10 +104,6 @@ export function toRecord(
     if (cell !== "") product[column] = convert(column, cell);
   }
   return product;
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function countNewlines(record: readonly string[]): number {

@@ -103,3 +103,8 @@ export function decodeText(bytes: Buffer): string | undefined {
   const rest = bytes.subarray(from);
   return from > 0 && isUtf8(rest) ? text + rest.toString("utf8") : undefined;
 }
+
+/** Text as a problem quotes it: at most 40 characters, an ellipsis after a longer one. */
+export function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}

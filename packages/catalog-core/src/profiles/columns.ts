@@ -2,6 +2,7 @@
 // feed's elements item by item. Kept ones are read, the platform's others are listed in the
 // answer's `ignoredColumns` (said, never silently dropped), and one nobody knows is a problem.
 import type { Place, Problems } from "../parse.ts";
+import { clip } from "../text.ts";
 import type { ImportProfile } from "./profile.ts";
 
 /** What happens to a column: read into products, listed as ignored, or refused. */
@@ -29,7 +30,7 @@ export class ColumnCheck {
     let treatment = this.profile.column(name);
     if (treatment === undefined && this.ignoreUnknown) treatment = "ignored";
     if (treatment === undefined) {
-      const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
+      const shown = clip(name);
       const at = place();
       const what = at.element === undefined ? "column" : "element";
       this.problems.add({ ...at, message: `Unknown ${what} "${shown}" for the ${this.profile.name} profile` });

@@ -3,6 +3,7 @@
 // groups a profile keeps open are made at the end; a group whose rows come apart is a problem that
 // names both rows, never two products or later rows replacing earlier ones.
 import type { RecordPart } from "../parse.ts";
+import { clip } from "../text.ts";
 import { KeyTable } from "./key-table.ts";
 import type { ImportProfile, ProfileContext, ProfileRow } from "./profile.ts";
 
@@ -140,8 +141,4 @@ export async function* groupRows(
 function where(context: ProfileContext, position: number): string {
   const place = context.place({ position, cells: {} }, "");
   return place.item === undefined ? `row ${position}` : `item ${position}`;
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

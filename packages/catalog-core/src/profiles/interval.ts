@@ -1,6 +1,8 @@
 // An ISO 8601 time interval as feeds write a sale's dates (`sale_price_effective_date`):
 // `2026-02-24T13:00-0800/2026-02-29T15:30-0800`. Google's examples write offsets without a colon,
 // which Date.parse does not read the same in every engine: the instants are parsed here.
+
+import { clip } from "../text.ts";
 import type { ProfileContext, ProfileRow } from "./profile.ts";
 import { cell } from "./values.ts";
 
@@ -51,7 +53,7 @@ export function readInterval(row: ProfileRow, column: string, context: ProfileCo
   if (rest.length > 0 || start === undefined || end === undefined || end < start) {
     context.problems.add({
       ...context.place(row, column),
-      message: `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not a span of dates such as "2026-02-24T13:00-0800/2026-02-29T15:30-0800"`,
+      message: `"${clip(text)}" is not a span of dates such as "2026-02-24T13:00-0800/2026-02-29T15:30-0800"`,
     });
     return undefined;
   }

@@ -1,6 +1,8 @@
 // Shopify's product CSV: one row a variant, the rows of a product sharing its handle, rows that
 // carry only the handle and an image for its further images. The mapping and its rules are
 // documented in PROFILES.md ("Shopify"); the column names in shopify-columns.ts.
+
+import { clip } from "../text.ts";
 import type { ImportProfile, ProfileContext, ProfileRecord, ProfileRow } from "./profile.ts";
 import {
   handleCell,
@@ -53,7 +55,7 @@ class ShopifyRows {
     if (/^[-+]?\d+$/.test(text)) return Number(text);
     this.context.problems.add({
       ...this.context.place(row, this.column(role, role)),
-      message: `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}" is not a whole number`,
+      message: `"${clip(text)}" is not a whole number`,
     });
     return undefined;
   }

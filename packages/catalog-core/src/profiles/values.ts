@@ -1,5 +1,7 @@
 // The rules every profile shares, written once: how platforms write prices and availability, and
 // how the variants of a group become one product.
+
+import { clip } from "../text.ts";
 import type { ProfileContext, ProfileRow } from "./profile.ts";
 
 /** A cell's text, the first of a repeated XML element; `""` when the row lacks it. */
@@ -149,8 +151,4 @@ export function groupProduct(parts: GroupParts): Record<string, unknown> {
 /** A product's page under a shop's address: `shopUrl` joined with `path`, one slash between. */
 export function shopPage(shopUrl: string, path: string): string {
   return `${shopUrl.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

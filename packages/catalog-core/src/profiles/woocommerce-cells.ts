@@ -1,5 +1,7 @@
 // How WooCommerce's exporter writes the values of a row: its product type, status, stock status,
 // sale dates, lists of images and texts, each read back as the shop holds it.
+
+import { clip } from "../text.ts";
 import { readInstant } from "./interval.ts";
 import type { ProfileContext, ProfileRow } from "./profile.ts";
 import { cell, readPrice, sellingPrice } from "./values.ts";
@@ -117,8 +119,4 @@ export function wooPrice(row: ProfileRow, context: ProfileContext): number | und
   const start = saleDate(row, WOO.saleStarts, false, context);
   const end = saleDate(row, WOO.saleEnds, true, context);
   return sellingPrice(regular, sale, { start, end }, context.now);
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
