@@ -30,7 +30,7 @@ import {
   valuePrint,
 } from "./idempotency.ts";
 import { encodeProduct, isProductKey, type Product } from "./product.ts";
-import { documentOptions, profileBook, readingPrint } from "./profiles/options.ts";
+import { checkCurrency, documentOptions, profileBook, readingPrint } from "./profiles/options.ts";
 import { checkSite, type Site, siteKey } from "./site.ts";
 import { type DocumentOptions, documentSource, listSource, productSource, type RecordSource } from "./sources.ts";
 import type { KeyField } from "./store.ts";
@@ -225,19 +225,17 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return { products, nextCursor: last && encodeCursor(last.id) };
     },
 
-    async *exportProducts(site, format, { currency } = {}) {
+    async *exportProducts(site, format, options = {}) {
       requireSite(site);
       const feed = format === "google" || format === "meta" ? format : undefined;
       // A currency given is checked whatever the format, so that a typo is never silently unused.
-      if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
-        throw invalidOption("currency", "Must be an ISO 4217 code, such as USD");
-      }
+      const currency = options.currency === undefined ? undefined : checkCurrency(options.currency);
       if (feed !== undefined && currency === undefined) {
         throw invalidOption("currency", `A ${feed} feed needs the ISO 4217 code of the site's prices, such as USD`);
       }
       const write =
         feed !== undefined
-          ? (product: Product) => feedLine(product, feed, (currency as string).toUpperCase())
+          ? (product: Product) => feedLine(product, feed, currency as string)
           : format === "csv"
             ? csvRecord
             : encodeProduct;

@@ -9,7 +9,7 @@ import { type Place, type ProblemCode, Problems, type Reading, type RecordPart, 
 import type { Product } from "./product.ts";
 import { ColumnCheck } from "./profiles/columns.ts";
 import { groupRows, type RowPart } from "./profiles/grouping.ts";
-import { type ImportProfile, type ProfileParameters, profileContext } from "./profiles/profile.ts";
+import { type ImportProfile, type ProfileFormat, type ProfileParameters, profileContext } from "./profiles/profile.ts";
 import { RowReader } from "./profiles/rows.ts";
 import { type ByteSource, toBuffers } from "./text.ts";
 import { decodeXmlItems } from "./xml-items.ts";
@@ -104,37 +104,29 @@ export function documentSource(
   const { profile } = options;
   if (format === "xml") {
     if (profile === undefined || profile === "native") throw new TypeError("An XML feed is read through a profile");
-    return feedSource(profile, decodeXmlItems(bytes, problems), problems, buffered, options);
+    return profileSource(profile, "xml", problems, buffered, options, (columns) => ({
+      rows: keptElements(decodeXmlItems(bytes, problems), columns),
+      header: () => [],
+    }));
   }
   const dialect = format === "tsv" ? TSV : { ...CSV_DIALECT, delimiter: options.delimiter ?? "," };
-  const structure = { problems, code: "INVALID_CSV", what: WHAT[format] } as const;
-  const ignoredColumns: string[] = [];
-  const shown = profile !== undefined || options.unknownColumns !== undefined;
   if (profile === undefined || profile === "native") {
+    const ignoredColumns: string[] = [];
+    const shown = profile !== undefined || options.unknownColumns !== undefined;
     const rules = { unknownColumns: options.unknownColumns, ignored: ignoredColumns, detect: options.detect };
     return {
       parts: decodeDelimited(bytes, new CsvReader(problems, reading, dialect, rules), problems, dialect),
       reading,
       locate: (row, path) => ({ row, column: String(path[0] ?? "") }),
-      structure,
+      structure: { problems, code: "INVALID_CSV", what: WHAT[format] },
       buffered,
       ...(shown ? { report: { profile: "native", ignoredColumns } } : {}),
     };
   }
-  const values = new Problems();
-  const context = profileContext(format, options.parameters ?? {}, values);
-  const columns = new ColumnCheck(profile, problems, options.unknownColumns === "ignore");
-  const reader = new RowReader(problems, columns, dialect);
-  const rows: AsyncIterable<RowPart> = decodeDelimited(bytes, reader, problems, dialect);
-  return {
-    parts: groupRows(rows, profile, context),
-    locate: (position, path) =>
-      context.place({ position, cells: {} }, profile.columnOf(path[0] as keyof Product, reader.header ?? [])),
-    structure,
-    values,
-    buffered,
-    report: { profile: profile.name, ignoredColumns: columns.ignored },
-  };
+  return profileSource(profile, format, problems, buffered, options, (columns) => {
+    const reader = new RowReader(problems, columns, dialect);
+    return { rows: decodeDelimited(bytes, reader, problems, dialect), header: () => reader.header ?? [] };
+  });
 }
 
 // The rows of an XML feed, each item's elements checked by the profile's columns as they are met:
@@ -152,21 +144,25 @@ async function* keptElements(parts: AsyncIterable<RowPart>, columns: ColumnCheck
   }
 }
 
-// The source of an XML feed's items read through a profile.
-function feedSource(
+// The source of a platform's file read through its profile: the rows `decode` reads, each column
+// checked by the profile, grouped into products; `header` names the columns once they are read.
+function profileSource(
   profile: ImportProfile,
-  items: AsyncIterable<RowPart>,
+  format: ProfileFormat,
   problems: Problems,
   buffered: boolean,
   options: DocumentOptions,
+  decode: (columns: ColumnCheck) => { rows: AsyncIterable<RowPart>; header: () => readonly string[] },
 ): RecordSource {
   const values = new Problems();
-  const context = profileContext("xml", options.parameters ?? {}, values);
+  const context = profileContext(format, options.parameters ?? {}, values);
   const columns = new ColumnCheck(profile, problems, options.unknownColumns === "ignore");
+  const { rows, header } = decode(columns);
   return {
-    parts: groupRows(keptElements(items, columns), profile, context),
-    locate: (position, path) => context.place({ position, cells: {} }, profile.columnOf(path[0] as keyof Product, [])),
-    structure: { problems, code: "INVALID_XML", what: WHAT.xml },
+    parts: groupRows(rows, profile, context),
+    locate: (position, path) =>
+      context.place({ position, cells: {} }, profile.columnOf(path[0] as keyof Product, header())),
+    structure: { problems, code: format === "xml" ? "INVALID_XML" : "INVALID_CSV", what: WHAT[format] },
     values,
     buffered,
     report: { profile: profile.name, ignoredColumns: columns.ignored },

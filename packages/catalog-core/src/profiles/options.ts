@@ -49,6 +49,12 @@ function checkShopUrl(value: string): string {
   return value;
 }
 
+/** A currency given to an import or an export: three letters (ISO 4217), upper-cased; else `VALIDATION_FAILED` naming it. */
+export function checkCurrency(value: string): string {
+  if (!/^[A-Za-z]{3}$/.test(value)) throw invalidOption("currency", "Must be an ISO 4217 code, such as USD");
+  return value.toUpperCase();
+}
+
 /** The profiles of a catalog by name: the built-in ones and those given, no name taken twice. */
 export function profileBook(given: readonly ImportProfile[]): Map<string, ImportProfile> {
   const book = new Map(BUILTIN_PROFILES.map((profile) => [profile.name, profile]));
@@ -100,11 +106,7 @@ export function documentOptions(
   }
   const parameters: { -readonly [K in ProfileParameter]?: ProfileParameters[K] } = {};
   if (options.shopUrl !== undefined) parameters.shopUrl = checkShopUrl(options.shopUrl);
-  if (options.currency !== undefined) {
-    if (!/^[A-Za-z]{3}$/.test(options.currency))
-      throw invalidOption("currency", "Must be an ISO 4217 code, such as USD");
-    parameters.currency = options.currency.toUpperCase();
-  }
+  if (options.currency !== undefined) parameters.currency = checkCurrency(options.currency);
   const decimal = oneOf("decimal", options.decimal, [".", ","] as const);
   if (decimal !== undefined) parameters.decimal = decimal;
   const variants = oneOf("variants", options.variants, ["groups", "items"] as const);
