@@ -58,8 +58,8 @@ export function createMapStore(): CatalogStore {
       assertOpen();
       const staging = new ImportStaging();
       return {
-        async add(products, positions) {
-          staging.add(products, positions);
+        async add(products, positions, bases) {
+          staging.add(products, positions, bases);
         },
         // No await between the judgement and the writes: on Node's single thread that makes the
         // commit atomic. A networked store needs a transaction or a server-side script instead.
@@ -115,13 +115,15 @@ export function createMapStore(): CatalogStore {
       return json === undefined ? undefined : decodeProduct(json);
     },
 
-    async remove(site, key, by) {
+    async remove(site, key, by, expected) {
       assertOpen();
       const maps = mapsOf(site);
       const id = idOf(maps, key, by);
       const json = id === undefined ? undefined : maps.products.get(id);
       if (id === undefined || json === undefined) return undefined;
       const product = decodeProduct(json);
+      // A conditional delete: only while the product is the one the caller read.
+      if (expected !== undefined && encodeProduct(expected) !== json) return product;
       maps.products.delete(id);
       maps.skus.delete(product.sku);
       return product;

@@ -8,6 +8,7 @@ import {
   type KeyField,
   type Product,
   type SiteView,
+  sameProduct,
   siteKey,
 } from "@catalog-kit/catalog-core";
 
@@ -59,9 +60,9 @@ export function createMemoryStore(): CatalogStore {
       // Once adopted, the staging's maps are the site's own: nothing may clear them then.
       let adopted = false;
       return {
-        async add(products, positions) {
+        async add(products, positions, bases) {
           // Kept as given: the catalog hands over objects of its own (see `StagedImport`).
-          staging.add(products, positions);
+          staging.add(products, positions, bases);
         },
         async commit(key) {
           const refused = keys.refusal(site, key);
@@ -90,10 +91,11 @@ export function createMemoryStore(): CatalogStore {
       return entry && copyProduct(entry);
     },
 
-    async remove(site, key, by) {
+    async remove(site, key, by, expected) {
       const products = sites.get(siteKey(site));
       const entry = entryOf(products, key, by);
       if (products === undefined || entry === undefined) return undefined;
+      if (expected !== undefined && !sameProduct(entry, expected)) return copyProduct(entry);
       products.byId.delete(entry.id);
       products.idBySku.delete(entry.sku);
       products.sorted = undefined;

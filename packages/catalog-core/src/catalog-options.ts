@@ -48,15 +48,25 @@ export interface BulkImportOptions extends ImportOptions {
   /**
    * `"upsert"` (the default) creates and replaces the products given; `"replace"` makes them the
    * site's whole catalog: the site's other products are deleted in the same atomic step, their
-   * skus freed, and the summary counts them in `deleted`.
+   * skus freed, and the summary counts them in `deleted`; `"merge"` changes only the fields each
+   * record carries, of the product it names by `id` (else by `sku`), `null` removing an optional one.
    */
   readonly mode?: ImportMode;
+  /**
+   * With `"merge"`: a record that names no product is a located problem (`"error"`, the default),
+   * is counted in `skipped` (`"skip"`), or is created, being then a whole product (`"create"`).
+   * Given without `"merge"`, it is `VALIDATION_FAILED` naming `missing`.
+   */
+  readonly missing?: MissingPolicy;
   /** A replace with no products would empty the site: it is refused unless this is true. */
   readonly allowEmpty?: boolean;
 }
 
-/** How a bulk import treats the products of the site it does not name. */
-export type ImportMode = "upsert" | "replace";
+/** How a bulk import writes: whole products, the site's whole catalog, or the fields given. */
+export type ImportMode = "upsert" | "replace" | "merge";
+
+/** What a merge does with a record that names no product of the site. */
+export type MissingPolicy = "error" | "skip" | "create";
 
 /** Options of an import of CSV text: the bulk import's, and how the document is read. */
 export interface CsvImportOptions extends BulkImportOptions, DocumentImportOptions {}
@@ -97,4 +107,22 @@ export interface ProductPage {
 export interface LookupOptions {
   /** Match only this field; by default the id, then the sku. */
   readonly by?: KeyField;
+}
+
+/** A precondition on the product a call changes: the caller's copy is still the stored one. */
+export interface Conditional {
+  /**
+   * The entity tags (`productTag`) of the copies the caller holds, or `"*"` (any product): when
+   * the stored product has none of them, the call is `PRECONDITION_FAILED` and writes nothing.
+   */
+  readonly ifMatch?: readonly string[] | "*";
+}
+
+/** Options of `deleteProduct`. */
+export interface DeleteOptions extends LookupOptions, Conditional {}
+
+/** Options of `patchProduct`. */
+export interface PatchOptions extends LookupOptions, Conditional {
+  /** Check and answer the patched product, write nothing. */
+  readonly dryRun?: boolean;
 }

@@ -6,18 +6,20 @@ import type {
   CatalogLimits,
   CatalogOptions,
   CsvImportOptions,
+  DeleteOptions,
   ExportFormat,
   ExportOptions,
   ImportOptions,
   ListOptions,
   LookupOptions,
+  PatchOptions,
   ProductPage,
   StreamImportOptions,
 } from "./catalog-options.ts";
 import { CSV_HEADER, csvRecord } from "./csv-write.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
-import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
+import { CatalogError, invalidOption, productNotFound, siteNotFound } from "./errors.ts";
 import { FEED_HEADER, feedLine } from "./feed-write.ts";
 import {
   type CallPrint,
@@ -30,10 +32,10 @@ import {
   valuePrint,
 } from "./idempotency.ts";
 import { encodeProduct, isProductKey, type Product } from "./product.ts";
+import { deleteProduct, patchProduct } from "./product-patch.ts";
 import { checkCurrency, documentOptions, profileBook, readingPrint } from "./profiles/options.ts";
 import { checkSite, type Site, siteKey } from "./site.ts";
 import { type DocumentOptions, documentSource, listSource, productSource, type RecordSource } from "./sources.ts";
-import type { KeyField } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
 /** The product catalog of a set of sites, over one store. */
@@ -71,8 +73,14 @@ export interface Catalog {
   exportProducts(site: Site, format: ExportFormat, options?: ExportOptions): AsyncGenerator<string>;
   /** The product with id `key`, else sku `key`; `PRODUCT_NOT_FOUND` when there is none. */
   getProduct(site: Site, key: string, options?: LookupOptions): Promise<Product>;
-  /** Deletes the product `getProduct` would return, freeing its sku, and returns it. */
-  deleteProduct(site: Site, key: string, options?: LookupOptions): Promise<Product>;
+  /**
+   * Changes the fields `patch` carries (a JSON Merge Patch, RFC 7396: `null` removes an optional
+   * field) of the product `getProduct` would return, atomically against concurrent writes, and
+   * returns the product as stored after it; `PRECONDITION_FAILED` when `ifMatch` no longer holds.
+   */
+  patchProduct(site: Site, key: string, patch: unknown, options?: PatchOptions): Promise<Product>;
+  /** Deletes the product `getProduct` would return, freeing its sku, and returns it; `PRECONDITION_FAILED` when `ifMatch` does not hold. */
+  deleteProduct(site: Site, key: string, options?: DeleteOptions): Promise<Product>;
   /** Resolves when the store answers; rejects with `STORAGE_UNAVAILABLE` otherwise. */
   checkHealth(): Promise<void>;
   /** Closes the store. */
@@ -106,9 +114,15 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
   // The options of a bulk import, checked, for the engine.
   function bulkOptions(options: BulkImportOptions, limit: number): EngineOptions {
-    const { dryRun = false, mode = "upsert", allowEmpty = false } = options;
-    if (mode !== "upsert" && mode !== "replace") throw invalidOption("mode", 'Must be "upsert" or "replace"');
-    return { dryRun, limit, allowEmpty, ...(mode === "replace" ? { replace: true } : {}) };
+    const { dryRun = false, mode = "upsert", allowEmpty = false, missing } = options;
+    if (mode !== "upsert" && mode !== "replace" && mode !== "merge")
+      throw invalidOption("mode", 'Must be "upsert", "replace" or "merge"');
+    if (missing !== undefined && mode !== "merge")
+      throw invalidOption("missing", 'Only a merge (mode "merge") takes it');
+    if (missing !== undefined && missing !== "error" && missing !== "skip" && missing !== "create")
+      throw invalidOption("missing", 'Must be "error", "skip" or "create"');
+    const engine = { dryRun, limit, allowEmpty, ...(mode === "replace" ? { replace: true } : {}) };
+    return mode === "merge" ? { ...engine, merge: { missing: missing ?? "error" } } : engine;
   }
 
   // Runs an import through the engine, under its idempotency key when it has one.
@@ -132,25 +146,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const callParts = (kind: string, site: Site, engine: EngineOptions, reading?: DocumentOptions) => [
     kind,
     siteKey(site),
-    engine.replace ? "replace" : "upsert",
+    engine.replace ? "replace" : engine.merge ? `merge:${engine.merge.missing}` : "upsert",
     String(engine.dryRun),
     String(engine.allowEmpty ?? false),
     ...(reading === undefined ? [] : readingPrint(reading)),
   ];
-
-  async function lookup(site: Site, key: string, by: KeyField | undefined, remove: boolean): Promise<Product> {
-    requireSite(site);
-    // A key no product can hold (NUL, a lone surrogate, too long...) names none, in any store:
-    // not asked, for some stores cannot even receive it.
-    const product = !isProductKey(key)
-      ? undefined
-      : await (remove ? store.remove(site, key, by) : store.find(site, key, by));
-    if (product === undefined) {
-      const field = by ?? "id or sku";
-      throw new CatalogError("PRODUCT_NOT_FOUND", `No product with ${field} "${key}" in this site`);
-    }
-    return product;
-  }
 
   return {
     limits: { maxProductsPerRequest: maxProducts, maxProductsPerStream: maxStreamProducts },
@@ -196,7 +196,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
           problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
         });
       }
-      const reading = documentOptions("csv", options, profiles);
+      const reading = { ...documentOptions("csv", options, profiles), merge: engine.merge !== undefined };
       const call = valuePrint(callParts("csv", site, engine, reading), csvContent);
       return run(site, documentSource("csv", [csvContent], true, reading), engine, options, call);
     },
@@ -205,8 +205,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
       requireSite(site);
       const engine = bulkOptions(options, maxStreamProducts);
       const { format } = options;
+      const merge = engine.merge !== undefined;
       const reading =
-        format === "ndjson" && options.profile === undefined ? {} : documentOptions(format, options, profiles);
+        format === "ndjson" && options.profile === undefined
+          ? {}
+          : { ...documentOptions(format, options, profiles), merge };
       if (options.idempotencyKey === undefined)
         return runImport(store, site, documentSource(format, body, false, reading), engine);
       // A caller's fingerprint has hashed the body already: it passes untouched then.
@@ -251,8 +254,22 @@ export function createCatalog(options: CatalogOptions): Catalog {
       }
     },
 
-    getProduct: (site, key, { by } = {}) => lookup(site, key, by, false),
-    deleteProduct: (site, key, { by } = {}) => lookup(site, key, by, true),
+    async getProduct(site, key, { by } = {}) {
+      requireSite(site);
+      // A key no product can hold (NUL, a lone surrogate, too long...) names none, in any store:
+      // not asked, for some stores cannot even receive it.
+      const product = isProductKey(key) ? await store.find(site, key, by) : undefined;
+      if (product === undefined) throw productNotFound(key, by);
+      return product;
+    },
+    async patchProduct(site, key, patch, options = {}) {
+      requireSite(site);
+      return patchProduct(store, site, key, patch, options);
+    },
+    async deleteProduct(site, key, options = {}) {
+      requireSite(site);
+      return deleteProduct(store, site, key, options);
+    },
     checkHealth: () => store.ping(),
     close: () => store.close(),
   };

@@ -46,11 +46,13 @@ export interface HeaderRules {
   readonly ignored?: string[];
   /** The name of the profile whose platform writes this header, if any: a header that is not native then names it. */
   readonly detect?: ((header: readonly string[]) => string | undefined) | undefined;
+  /** A merge's header: any columns, one of them `id` or `sku`, which name the products to change. */
+  readonly merge?: boolean | undefined;
 }
 
 /**
  * The columns a header row names, in order: known field names (trimmed), none repeated, every
- * required one present. Each problem is added at the header's row and the column's name; an
+ * required one present (a merge's: `id` or `sku`). Each problem is added at the header's row and the column's name; an
  * ignored column is `undefined`. A header a platform writes is one problem that names its profile.
  */
 export function readHeader(
@@ -83,6 +85,15 @@ export function readHeader(
     if (seen.has(name)) problems.add({ row, column: name, message: `Column "${name}" is repeated` });
     seen.add(name);
     columns.push(name as Field);
+  }
+  if (rules.merge) {
+    if (!seen.has("id") && !seen.has("sku"))
+      problems.add({
+        row,
+        column: "id",
+        message: 'A merge needs an "id" or a "sku" column, naming the products to change',
+      });
+    return columns;
   }
   for (const name of REQUIRED_FIELDS) {
     if (!seen.has(name)) problems.add({ row, column: name, message: `Required column "${name}" is missing` });

@@ -1,8 +1,11 @@
 // The import engine: every import, whatever its channel and size, is a source of located records
 // (sources.ts) run through this one loop, which validates, applies the limits and stages chunks
 // into the store while the records arrive, then commits all-or-nothing.
+
+import type { MissingPolicy } from "./catalog-options.ts";
 import { CatalogError, emptyReplace, type Problem } from "./errors.ts";
 import { type ImportKey, keyInUse, replayOf } from "./idempotency.ts";
+import { concurrentUpdate, MERGE_ATTEMPTS, type MergedChunk, MergeStage, pause } from "./merge-stage.ts";
 import { checkProducts, Problems } from "./parse.ts";
 import type { Product } from "./product.ts";
 import type { Site } from "./site.ts";
@@ -19,6 +22,10 @@ export interface ImportSummary extends ImportCounts {
   readonly profile?: string;
   /** The columns of the file the catalog does not keep, in the order met, with `profile`. */
   readonly ignoredColumns?: readonly string[];
+  /** A merge's records that named no product, with `missing: "skip"` (0 otherwise); merges only. */
+  readonly skipped?: number;
+  /** The ids or skus of the first 100 records skipped, in request order; merges only. */
+  readonly skippedKeys?: readonly string[];
 }
 
 /** The options of one run of the engine. */
@@ -32,6 +39,8 @@ export interface EngineOptions extends WriteOptions {
    * `claim` (the key's, asked while the records are checked), nothing is written before it resolves.
    */
   readonly key?: ImportKey & { readonly retainMs: number; readonly claim?: Promise<void> };
+  /** A merge: each record changes the fields it carries of the product it names. */
+  readonly merge?: MergeOptions;
 }
 
 // Products handed to the store at once: a few megabytes in memory, and several of a networked
@@ -49,7 +58,7 @@ export function tooMany(limit: number, received: number, exact: boolean): Catalo
 }
 
 /** The `SKU_CONFLICT` error of a commit's conflicts, in the order of the import. */
-function conflictError(conflicts: readonly SkuConflict[], source: RecordSource): CatalogError {
+export function conflictError(conflicts: readonly SkuConflict[], source: Pick<RecordSource, "locate">): CatalogError {
   const problems = new Problems();
   const sorted = [...conflicts].sort((a, b) => a.position - b.position);
   for (const { sku, heldBy, position } of sorted) {
@@ -73,13 +82,23 @@ function joined(first: Problems, second: Problems): Problems {
   return all;
 }
 
-/** The error of an import's problems: those of its structure first by code, all in the order of the import. */
-function problemError(source: RecordSource, checked: Problems): CatalogError {
+/**
+ * The error of an import's problems: those of its structure first by code, all in the order of
+ * the import; a merge's records that name no product alone are `PRODUCT_NOT_FOUND`.
+ */
+function problemError(source: RecordSource, checked: Problems, notFound: number): CatalogError {
   const invalid = source.values === undefined ? checked : joined(source.values, checked);
   const structure = source.structure;
-  if (structure === undefined || structure.problems.count === 0)
+  if (structure === undefined || structure.problems.count === 0) {
+    if (notFound === invalid.count) return invalid.toError("PRODUCT_NOT_FOUND", "Records name no product");
     return invalid.toError("VALIDATION_FAILED", "Invalid products");
+  }
   return joined(structure.problems, invalid).toError(structure.code, structure.what);
+}
+
+/** What a merge import needs: how it treats records that name no product. */
+export interface MergeOptions {
+  readonly missing: MissingPolicy;
 }
 
 /**
@@ -87,7 +106,8 @@ function problemError(source: RecordSource, checked: Problems): CatalogError {
  * written then), at most `options.limit` records, then the store's commit, all-or-nothing.
  * Products go to the store in chunks as they are decoded, one `add` in flight while the next
  * chunk is read; once any problem is found, the staging is dropped and the rest is only
- * checked. A failure of the source (a client gone) or of the store aborts the staging.
+ * checked. A failure of the source (a client gone) or of the store aborts the staging. A merge
+ * whose commit is stale is merged anew from its records, onto the products as they are then.
  */
 export async function runImport(
   store: CatalogStore,
@@ -95,6 +115,27 @@ export async function runImport(
   source: RecordSource,
   options: EngineOptions,
 ): Promise<ImportSummary> {
+  const { merge } = options;
+  let parts = source.parts;
+  for (let attempt = 1; ; attempt++) {
+    const stage = merge && new MergeStage(store, site, merge.missing);
+    const summary = await runOnce(store, site, { ...source, parts }, options, stage);
+    if (summary !== STALE) return summary;
+    if (stage === undefined || !stage.replayable || attempt === MERGE_ATTEMPTS) throw concurrentUpdate();
+    await pause(attempt);
+    parts = stage.records();
+  }
+}
+
+const STALE = Symbol("stale");
+
+async function runOnce(
+  store: CatalogStore,
+  site: Site,
+  source: RecordSource,
+  options: EngineOptions,
+  merging: MergeStage | undefined,
+): Promise<ImportSummary | typeof STALE> {
   const { limit, dryRun, replace = false } = options;
   const write: WriteOptions = replace ? { dryRun, replace } : { dryRun };
   const invalid = new Problems();
@@ -103,6 +144,7 @@ export async function runImport(
   let pending: Promise<void> | undefined;
   let products: Product[] = [];
   let positions: number[] = [];
+  let bases: (Product | null)[] = [];
   let count = 0;
 
   async function begin(): Promise<StagedImport> {
@@ -119,18 +161,27 @@ export async function runImport(
   async function flush(): Promise<void> {
     await settle();
     staged ??= await begin();
-    pending = staged.add(products, positions);
+    pending = merging ? staged.add(products, positions, bases) : staged.add(products, positions);
     pending.catch(() => {}); // awaited by the next settle()
     products = [];
     positions = [];
+    bases = [];
   }
   async function drop(): Promise<void> {
     products = [];
     positions = [];
+    bases = [];
     const dropping = staged;
     staged = undefined;
     await settle().catch(() => {});
     await dropping?.abort().catch(() => {});
+  }
+  function take(chunk: MergedChunk): void {
+    for (let i = 0; i < chunk.products.length; i++) {
+      products.push(chunk.products[i] as Product);
+      positions.push(chunk.positions[i] as number);
+      bases.push(chunk.bases[i] as Product | null);
+    }
   }
 
   try {
@@ -148,20 +199,28 @@ export async function runImport(
       const locate = (i: number, path: readonly PropertyKey[]) => source.locate(at[i] as number, path);
       for (let from = 0; from < records.length; from += CHUNK) {
         const to = Math.min(records.length, from + CHUNK);
-        const valid = checkProducts(records, locate, invalid, from, to);
+        if (merging) {
+          const slice = (i: number, path: readonly PropertyKey[]) => locate(from + i, path);
+          take(await merging.chunk(records.slice(from, to), at.slice(from, to), slice, invalid));
+        } else {
+          const valid = checkProducts(records, locate, invalid, from, to);
+          if (!failed()) {
+            for (let i = 0; i < valid.length; i++) {
+              products.push(valid[i] as Product);
+              positions.push(at[from + i] as number);
+            }
+          }
+        }
         if (failed()) {
           await drop();
           continue;
-        }
-        for (let i = 0; i < valid.length; i++) {
-          products.push(valid[i] as Product);
-          positions.push(at[from + i] as number);
         }
         if (products.length >= CHUNK) await flush();
       }
     }
     if (count > limit) throw tooMany(limit, count, true);
-    if (failed()) throw problemError(source, invalid);
+    if (merging && !failed()) take(await merging.finish(source.locate, invalid));
+    if (failed()) throw problemError(source, invalid, merging?.notFound ?? 0);
     if (count === 0 && replace && !options.allowEmpty) throw emptyReplace();
     if (products.length > 0) await flush();
     await settle();
@@ -173,13 +232,15 @@ export async function runImport(
         : undefined,
     );
     staged = undefined;
+    if (!result.applied && result.stale) return STALE;
     if (!result.applied && result.recorded) return replayOf(result.recorded, key as ImportKey);
     if (!result.applied && result.busy) throw keyInUse(key as ImportKey);
     if (!result.applied) throw conflictError(result.conflicts, source);
     const { created, updated, unchanged } = result.counts;
     const { report } = source;
     const read = report && { profile: report.profile, ignoredColumns: [...report.ignoredColumns] };
-    return { total: created + updated + unchanged, ...result.counts, dryRun, ...read };
+    const merged = merging && { skipped: merging.skipped, skippedKeys: [...merging.skippedKeys] };
+    return { total: created + updated + unchanged, ...result.counts, dryRun, ...read, ...merged };
   } catch (error) {
     await drop();
     throw error;

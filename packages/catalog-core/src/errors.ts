@@ -10,6 +10,8 @@ export type ErrorCode =
   | "SITE_REQUIRED"
   | "SITE_NOT_FOUND"
   | "PRODUCT_NOT_FOUND"
+  | "PRECONDITION_FAILED"
+  | "CONCURRENT_UPDATE"
   | "SKU_CONFLICT"
   | "TOO_MANY_PRODUCTS"
   | "IDEMPOTENCY_KEY_REUSED"
@@ -31,6 +33,8 @@ export interface Problem {
   readonly element?: string;
   /** An option of the call, such as a query parameter (`limit`, `cursor`). */
   readonly parameter?: string;
+  /** What the problem is when it is not a value's: `PRODUCT_NOT_FOUND` for a merge's record that names no product. */
+  readonly code?: "PRODUCT_NOT_FOUND";
   /** For `SKU_CONFLICT`: the contested sku and the id that holds (or also claims) it. */
   readonly sku?: string;
   readonly heldBy?: string;
@@ -91,5 +95,18 @@ export function emptyReplace(): CatalogError {
   return invalidOption(
     "allowEmpty",
     "A replace with no products would delete every product of the site; set allowEmpty to mean it",
+  );
+}
+
+/** The `PRODUCT_NOT_FOUND` error of a lookup by `key` (by id, by sku, or either when `by` is absent). */
+export function productNotFound(key: string, by: "id" | "sku" | undefined): CatalogError {
+  return new CatalogError("PRODUCT_NOT_FOUND", `No product with ${by ?? "id or sku"} "${key}" in this site`);
+}
+
+/** The `PRECONDITION_FAILED` error of a call whose `ifMatch` no longer holds. */
+export function preconditionFailed(): CatalogError {
+  return new CatalogError(
+    "PRECONDITION_FAILED",
+    "The product has changed since the copy the call names (If-Match): nothing was written; read it again",
   );
 }

@@ -10,13 +10,17 @@ export type {
   BulkImportOptions,
   CatalogLimits,
   CatalogOptions,
+  Conditional,
   CsvImportOptions,
+  DeleteOptions,
   ExportFormat,
   ExportOptions,
   ImportMode,
   ImportOptions,
   ListOptions,
   LookupOptions,
+  MissingPolicy,
+  PatchOptions,
   ProductPage,
   StreamImportOptions,
 } from "./catalog-options.ts";
@@ -54,6 +58,7 @@ export {
   REQUIRED_FIELDS,
   sameProduct,
 } from "./product.ts";
+export { productTag, tagMatches } from "./product-tag.ts";
 export { type ProductView, ProductViewSchema, productViewJson, toProductView } from "./product-view.ts";
 /** The profiles every catalog knows by name (shopify, woocommerce, meta, google), in detection order. */
 export { BUILTIN_PROFILES } from "./profiles/builtin.ts";

@@ -24,7 +24,13 @@ export interface Reading {
 }
 
 /** The codes of errors that list located problems. */
-export type ProblemCode = "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_CSV" | "INVALID_XML" | "SKU_CONFLICT";
+export type ProblemCode =
+  | "VALIDATION_FAILED"
+  | "INVALID_JSON"
+  | "INVALID_CSV"
+  | "INVALID_XML"
+  | "SKU_CONFLICT"
+  | "PRODUCT_NOT_FOUND";
 
 /** Collects problems up to the cap while counting them all. */
 export class Problems {

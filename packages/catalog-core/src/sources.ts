@@ -32,6 +32,8 @@ export interface DocumentOptions {
   readonly unknownColumns?: "refuse" | "ignore";
   /** The profile whose platform writes a native header, if any: such a header is refused naming it. */
   readonly detect?: (header: readonly string[]) => string | undefined;
+  /** The document's records are a merge's: a native header needs only `id` or `sku`. */
+  readonly merge?: boolean;
 }
 
 /** What an import of a document says besides its counts: how it was read, and the columns it did not keep. */
@@ -113,7 +115,12 @@ export function documentSource(
   if (profile === undefined || profile === "native") {
     const ignoredColumns: string[] = [];
     const shown = profile !== undefined || options.unknownColumns !== undefined;
-    const rules = { unknownColumns: options.unknownColumns, ignored: ignoredColumns, detect: options.detect };
+    const rules = {
+      unknownColumns: options.unknownColumns,
+      ignored: ignoredColumns,
+      detect: options.detect,
+      merge: options.merge,
+    };
     return {
       parts: decodeDelimited(bytes, new CsvReader(problems, reading, dialect, rules), problems, dialect),
       reading,

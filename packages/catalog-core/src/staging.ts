@@ -46,7 +46,13 @@ export class ImportStaging {
   // are no longer young by then, so the collector need not track each insert of a young product
   // into the old maps (measured: 3-4 % of a 100,000-product import into memory, whose chunks were
   // indexed while the next one was checked).
-  private readonly waiting: { products: readonly Product[]; positions: readonly number[] }[] = [];
+  private readonly waiting: {
+    products: readonly Product[];
+    positions: readonly number[];
+    bases: readonly (Product | null)[] | undefined;
+  }[] = [];
+  // The base of each id whose last add gave one (clause 7 of `commit`); empty outside merges.
+  private readonly bases = new Map<string, Product | null>();
   // Positions only matter for conflicts, so they are kept compact: in the order ids first came
   // (the order of byId), and in a map only for ids given again.
   private readonly firstPositions: number[] = [];
@@ -74,21 +80,24 @@ export class ImportStaging {
     return this.byId.size;
   }
 
-  /** Stages a chunk; the arrays are kept as given, so the caller must not change them. */
-  add(products: readonly Product[], positions: readonly number[]): void {
-    this.waiting.push({ products, positions });
+  /** Stages a chunk, with the bases of its products if any; the arrays are kept as given, so the caller must not change them. */
+  add(products: readonly Product[], positions: readonly number[], bases?: readonly (Product | null)[]): void {
+    this.waiting.push({ products, positions, bases });
   }
 
   private index(): void {
     const { waiting, firstPositions, laterPositions } = this;
     if (waiting.length === 0) return;
     const byId = this.#byId;
-    for (const { products, positions } of waiting) {
+    const { bases } = this;
+    for (const { products, positions, bases: given } of waiting) {
       for (let i = 0; i < products.length; i++) {
         const product = products[i] as Product;
         if (byId.get(product.id) === undefined) firstPositions.push(positions[i] as number);
         else laterPositions.set(product.id, positions[i] as number);
         byId.set(product.id, product);
+        if (given !== undefined) bases.set(product.id, given[i] as Product | null);
+        else if (bases.size > 0) bases.delete(product.id);
       }
     }
     waiting.length = 0;
@@ -123,8 +132,19 @@ export class ImportStaging {
     return conflicts;
   }
 
+  /** Whether every base staged is still the stored product of its id in `site` (clause 7 of `commit`). */
+  private basesHold(site: SiteView | undefined): boolean {
+    for (const [id, base] of this.bases) {
+      const stored = site?.get(id);
+      if (base === null ? stored !== undefined : stored === undefined || !sameProduct(stored, base)) return false;
+    }
+    return true;
+  }
+
   /** `StagedImport.commit`'s answer against `site` (absent: empty), and what it would write. */
   judge(site: SiteView | undefined, replace: boolean): Applicable | Extract<CommitResult, { applied: false }> {
+    this.index();
+    if (!this.basesHold(site)) return { applied: false, conflicts: [], stale: true };
     const claimed = this.claims();
     const byId = this.#byId;
     const empty = site === undefined || site.size === 0;
@@ -166,6 +186,7 @@ export class ImportStaging {
     this.waiting.length = 0;
     this.#byId.clear();
     this.#idBySku.clear();
+    this.bases.clear();
     this.firstPositions.length = 0;
     this.laterPositions.clear();
     this.positions = undefined;

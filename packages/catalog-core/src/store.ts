@@ -22,9 +22,9 @@ export interface SkuConflict {
 }
 
 /**
- * The outcome of `StagedImport.commit`: applied with its counts, or refused whole, for its
- * conflicts or (with no conflicts then) because its idempotency key was `recorded` already or
- * another import holds its claim (`busy`).
+ * The outcome of `StagedImport.commit`: applied with its counts, or refused whole: because a
+ * product changed since the catalog read it (`stale`), for its conflicts, or (with no conflicts
+ * then) because its idempotency key was `recorded` already or another import holds its claim (`busy`).
  */
 export type CommitResult =
   | { readonly applied: true; readonly counts: ImportCounts }
@@ -33,6 +33,7 @@ export type CommitResult =
       readonly conflicts: readonly SkuConflict[];
       readonly recorded?: KeyRecord;
       readonly busy?: true;
+      readonly stale?: true;
     };
 
 /** What a commit recorded under an idempotency key: the import's fingerprint and its counts. */
@@ -86,8 +87,10 @@ export interface StagedImport {
    * Stages a chunk; nothing becomes visible. `positions[i]` is where `products[i]` stands in
    * the request (an index, a line, a row); positions increase over the whole import. Products
    * are valid, but ids and skus may repeat, within a chunk and across chunks: judged at `commit`.
+   * `bases[i]`, when `bases` is given, is the stored product `products[i]` was made from, as the
+   * catalog read it (`null`: no product had its id then): a precondition `commit` checks (clause 7).
    */
-  add(products: readonly Product[], positions: readonly number[]): Promise<void>;
+  add(products: readonly Product[], positions: readonly number[], bases?: readonly (Product | null)[]): Promise<void>;
 
   /**
    * Applies the staged products as one atomic step, against the state of the site at that
@@ -112,6 +115,11 @@ export interface StagedImport {
    *    atomic step as the products (never one without the other), and expires after
    *    `key.retainMs`. A refused import records nothing. The record is checked in that atomic
    *    step; the claim may be checked before it (a claim taken later meets the record).
+   * 7. Preconditions, judged first: for each id whose last `add` gave it a base, the stored product
+   *    with that id must still be its base (`encodeProduct` equal; a `null` base: no product has
+   *    the id). If any is not, nothing is written and the answer is
+   *    `{ applied: false, conflicts: [], stale: true }`, in a dry run too: the catalog reads the
+   *    products again and retries. This is how a merge never loses a concurrent update.
    *
    * The staging is released either way. An import neither committed nor aborted (its process
    * died) never becomes visible, and its staging does not outlive it for long.
@@ -150,10 +158,11 @@ export interface CatalogStore {
   find(site: Site, key: string, by?: KeyField): Promise<Product | undefined>;
 
   /**
-   * Atomically removes what `find(site, key, by)` would return, and frees its sku;
-   * returns the removed product, or `undefined` when nothing matched.
+   * Atomically removes what `find(site, key, by)` would return, and frees its sku; returns the
+   * removed product, or `undefined` when nothing matched. With `expected`, removes it only when it
+   * is `expected` (`encodeProduct` equal), and returns it either way: the caller compares.
    */
-  remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined>;
+  remove(site: Site, key: string, by?: KeyField, expected?: Product): Promise<Product | undefined>;
 
   /**
    * A page of the site's products in id order (by code point, as `compareIds` orders them, which

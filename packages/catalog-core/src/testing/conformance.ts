@@ -11,6 +11,7 @@ import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitrarie
 import { type BreakableStore, checkClosed, checkLostBackend, type NotApplicable } from "./failures.ts";
 import { testKeys } from "./keys.ts";
 import { testList } from "./list.ts";
+import { testPreconditions } from "./preconditions.ts";
 import { testProfiles } from "./profiles.ts";
 import { testModel } from "./properties.ts";
 import { testReplace } from "./replace.ts";
@@ -279,6 +280,7 @@ export function testCatalogStore(
     }, 120_000);
 
     testStagedImport(() => store, largeBatch);
+    testPreconditions(() => store, numRuns);
     testList(() => store);
     testReplace(() => store, largeBatch);
     testKeys(() => store, numRuns);
