@@ -8,7 +8,8 @@ import { serveDelete, serveGet } from "./lookup.ts";
 import { ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
 import { type Operation, operation } from "./operation.ts";
-import { EXPORTS, find, importing, LIST } from "./operation-docs.ts";
+import { EXPORTS, find, importing, LIST, PATCHING } from "./operation-docs.ts";
+import { servePatch } from "./patch.ts";
 import {
   ALLOW_EMPTY,
   BY,
@@ -19,10 +20,12 @@ import {
   IMPORT_SITE_ID,
   IMPORT_SITE_TYPE,
   LIMIT,
+  MISSING,
   MODE,
   READING,
   SITE_ID,
   SITE_TYPE,
+  VIEW,
 } from "./query-params.ts";
 import { BULK_BODY, CSV_BODY, EXPORT_TYPES, FEED_TYPES } from "./raw-bodies.ts";
 import { serveHealth, serveMetrics, serveOpenApi } from "./service.ts";
@@ -35,9 +38,10 @@ export type Resource =
   | { readonly kind: "single" | "bulk" | "csv" | "export" | "health" | "openapi" | "metrics" }
   | { readonly kind: "product"; readonly rawId: string };
 
-/** What the handler does for a request: look a product up, delete it, import, or answer a fixed resource. */
+/** What the handler does for a request: look a product up, change or delete it, import, or answer a fixed resource. */
 export type Action =
   | "get"
+  | "patch"
   | "delete"
   | "list"
   | "export"
@@ -48,7 +52,7 @@ export type Action =
   | "openapi"
   | "metrics";
 
-type Method = "GET" | "DELETE" | "POST";
+type Method = "GET" | "PATCH" | "DELETE" | "POST";
 
 /** A resource of the table: its path (an OpenAPI path template) and its operations by method. */
 export interface Route {
@@ -56,7 +60,7 @@ export interface Route {
   readonly methods: Readonly<Partial<Record<Method, Operation>>>;
 }
 
-const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE, ...READING];
+const IMPORT_QUERY = [DRY_RUN, MODE, MISSING, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE, ...READING];
 const EXPORT_QUERY = [SITE_ID, SITE_TYPE, EXPORT_PROFILE, EXPORT_CURRENCY];
 const IMPORTED = {
   description: "Products imported (or, with dryRun, checked and counted)",
@@ -64,20 +68,45 @@ const IMPORTED = {
   example: EXAMPLES.importSummary,
 };
 
-// Retrieve and delete of one key: `suffix` names the operations, `what` the product. GET and
-// DELETE on /bulk are the lookup of the key "bulk": the same operations, without productId.
+// Retrieve, change and delete of one key: `suffix` names the operations, `what` the product. GET,
+// PATCH and DELETE on /bulk are those of the key "bulk": the same operations, without productId.
 const lookups = (suffix: string, what: string, key: string) => ({
   GET: operation({
     action: "get",
     token: true,
-    query: [SITE_ID, SITE_TYPE, BY],
+    query: [SITE_ID, SITE_TYPE, BY, VIEW],
     serve: serveGet,
     doc: {
       operationId: `getProduct${suffix}`,
       summary: `Retrieve ${what}`,
-      description: find(key),
+      description: `${find(key)} The answer carries the product's \`ETag\`; with \`If-None-Match\` naming it, 304 and no body.`,
       tag: "Products",
-      answer: { description: "The product", schema: ref("ProductView"), example: EXAMPLES.productView },
+      answer: {
+        description: "The product: its retrieval shape, or every field with view=full",
+        schema: { oneOf: [ref("ProductView"), ref("Product")] },
+        example: EXAMPLES.productView,
+      },
+      conditional: "read",
+      storage: true,
+    },
+  }),
+  PATCH: operation({
+    action: "patch",
+    token: true,
+    query: [SITE_ID, SITE_TYPE, BY, DRY_RUN],
+    serve: servePatch,
+    doc: {
+      operationId: `patchProduct${suffix}`,
+      summary: `Change fields of ${what}`,
+      description: `${PATCHING} ${find(key)}`,
+      tag: "Products",
+      answer: {
+        description: "The product as stored after the patch, every field",
+        schema: ref("Product"),
+        example: EXAMPLES.patched,
+      },
+      request: { schema: "ProductPatch", example: EXAMPLES.patchProduct, patch: true },
+      conditional: "write",
       storage: true,
     },
   }),
@@ -89,9 +118,10 @@ const lookups = (suffix: string, what: string, key: string) => ({
     doc: {
       operationId: `deleteProduct${suffix}`,
       summary: `Delete ${what}`,
-      description: `Deletes the product GET would return and frees its sku. ${find(key)}`,
+      description: `Deletes the product GET would return and frees its sku; with \`If-Match\`, only while it is a copy named. ${find(key)}`,
       tag: "Products",
       answer: { description: "The product was deleted", schema: ref("DeleteResult"), example: EXAMPLES.deleteResult },
+      conditional: "write",
       storage: true,
     },
   }),
