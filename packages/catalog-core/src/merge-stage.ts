@@ -5,7 +5,7 @@
 import type { MissingPolicy } from "./catalog-options.ts";
 import { CatalogError } from "./errors.ts";
 import { mergeFields, type Patch, readPatch } from "./merge.ts";
-import type { Locator, Place, Problems, RecordPart } from "./parse.ts";
+import { type Locator, type Place, Problems, type RecordPart } from "./parse.ts";
 import type { Product } from "./product.ts";
 import { KeyTable } from "./profiles/key-table.ts";
 import type { Site } from "./site.ts";
@@ -149,13 +149,28 @@ export class MergeStage {
     locate: Locator,
     problems: Problems,
   ): Promise<MergedChunk> {
-    const patches = records.map((record, i) => readPatch(record, (path) => locate(i, path), problems));
+    // A record's own problems wait for the merge problems of the records before it: every
+    // problem is added in request order. Past the first 100 (listed), they are only counted.
+    const read = new Problems();
+    const ends: number[] = [];
+    const patches = records.map((record, i) => {
+      const patch = readPatch(record, (path) => locate(i, path), read);
+      ends.push(read.count);
+      return patch;
+    });
     const found = await this.read(patches.map((patch) => patch && ([patch.key, patch.by] as const)));
     const out: MergedChunk = { products: [], positions: [], bases: [] };
     const log: LogChunk = { positions: [], records: [], targets: [] };
     for (let i = 0; i < patches.length; i++) {
       const patch = patches[i];
-      if (patch === undefined) continue;
+      if (patch === undefined) {
+        for (let n = i === 0 ? 0 : (ends[i - 1] as number); n < (ends[i] as number); n++) {
+          const problem = read.list[n];
+          if (problem === undefined) problems.count++;
+          else problems.add(problem);
+        }
+        continue;
+      }
       const position = positions[i] as number;
       const base = found[i];
       const target = base?.id ?? (patch.by === "id" ? patch.key : undefined);
