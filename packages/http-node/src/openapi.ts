@@ -62,7 +62,7 @@ const IDEMPOTENCY_KEY = {
   schema: { type: "string", pattern: '^(?!""$)[!-~]{1,255}$' },
   example: "3f1c2d9e-6f0a-4d8b-9a57-2c1e8b7d4a10",
   description:
-    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `dryRun`, `allowEmpty`, the reading parameters such as `profile`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
+    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `missing`, `dryRun`, `allowEmpty`, the reading parameters such as `profile`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
 };
 const REPLAYED_HEADER = {
   description:
