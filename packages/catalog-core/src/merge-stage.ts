@@ -5,7 +5,7 @@
 import type { MissingPolicy } from "./catalog-options.ts";
 import { CatalogError } from "./errors.ts";
 import { mergeFields, type Patch, readPatch } from "./merge.ts";
-import type { Locator, Place, Problems, RecordPart } from "./parse.ts";
+import { type Locator, type Place, Problems, type RecordPart } from "./parse.ts";
 import type { Product } from "./product.ts";
 import { KeyTable } from "./profiles/key-table.ts";
 import type { Site } from "./site.ts";
@@ -149,13 +149,19 @@ export class MergeStage {
     locate: Locator,
     problems: Problems,
   ): Promise<MergedChunk> {
-    const patches = records.map((record, i) => readPatch(record, (path) => locate(i, path), problems));
+    // Read apart first, so that the lookups go out together; a record's problems are then added in
+    // its turn, among the merge's, in request order (a bad record is read again: rare, and cheap).
+    const scratch = new Problems();
+    const patches = records.map((record, i) => readPatch(record, (path) => locate(i, path), scratch));
     const found = await this.read(patches.map((patch) => patch && ([patch.key, patch.by] as const)));
     const out: MergedChunk = { products: [], positions: [], bases: [] };
     const log: LogChunk = { positions: [], records: [], targets: [] };
     for (let i = 0; i < patches.length; i++) {
       const patch = patches[i];
-      if (patch === undefined) continue;
+      if (patch === undefined) {
+        readPatch(records[i], (path) => locate(i, path), problems);
+        continue;
+      }
       const position = positions[i] as number;
       const base = found[i];
       const target = base?.id ?? (patch.by === "id" ? patch.key : undefined);
