@@ -24,7 +24,7 @@ import { InFlight } from "./in-flight.ts";
 import { incomingKeys, type SiteKeys } from "./keys.ts";
 import { newToken } from "./lock.ts";
 import type { Tally } from "./publish.ts";
-import { ADD } from "./scripts/import-add.ts";
+import { ADD, ADD_BASED } from "./scripts/import-add.ts";
 import type { Bases } from "./scripts/upsert.ts";
 import { commitIncoming } from "./stream-commit.ts";
 
@@ -206,7 +206,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
           await flying.landed(ctx.window);
           if (flying.failed) break;
           const staged = products.slice(start, end);
-          const call = ctx.call(ADD, incoming(), {
+          const call = ctx.call(based ? ADD_BASED : ADD, incoming(), {
             ttlMs,
             chunkNumber: ++sent,
             positions: positions.slice(start, end),

@@ -1,6 +1,8 @@
 // ADD: one chunk of a large import, staged in keys of its own in the shape of a site.
 import type { Chunk } from "../chunk.ts";
-import { script } from "../lua.ts";
+import type { KeyName } from "../keys.ts";
+import { type ScriptDefinition, script } from "../lua.ts";
+import type { Decoders } from "../reply.ts";
 
 export interface AddArgs {
   /** How long the import's keys live after this call. */
@@ -17,10 +19,9 @@ export interface AddArgs {
   readonly bases?: readonly string[] | undefined;
 }
 
-/** Stages one chunk of a `beginImport` import, out of sight, in the shape of a site. */
-export const ADD = script({
+const definition = {
   name: "import-add",
-  keys: ["inProducts", "inSkuOf", "inSkus", "inIds", "inPositions", "inBases"],
+  keys: ["inProducts", "inSkuOf", "inSkus", "inIds", "inPositions"] as const,
   lua: `
 --[[ import-add: one chunk of an import begun with beginImport. Takes no lock and reads nothing
   of the site: skus are judged at commit, on the state after the import. Keeps the import in the
@@ -188,4 +189,14 @@ return {'ok', #fresh, claimed, contested, unheld, based}
       based: reply.int(4),
     }),
   },
-});
+} satisfies ScriptDefinition<KeyName, AddArgs, Decoders>;
+
+/** Stages one chunk of a `beginImport` import, out of sight, in the shape of a site. */
+export const ADD = script({ ...definition, keys: [...definition.keys] });
+
+/**
+ * ADD for a merge's import, which keeps its bases in in:bases. Only it declares that key: while
+ * the site's slot migrates, Redis refuses a script declaring a key that does not exist, and an
+ * import without bases never has one.
+ */
+export const ADD_BASED = script({ ...definition, name: "import-add-based", keys: [...definition.keys, "inBases"] });
