@@ -94,15 +94,10 @@ function* runs(products: readonly Product[]): Generator<[from: number, to: numbe
   }
 }
 
-// Each chunk of `products[from, to)` with the index range it carries.
-function* chunksWith(
-  products: readonly Product[],
-  from: number,
-  to: number,
-  size: number,
-): Generator<[Chunk, number, number]> {
+// Each chunk of a run that starts at index `from` of its add, with the index range it carries.
+function* chunksWith(run: readonly Product[], from: number, size: number): Generator<[Chunk, number, number]> {
   let at = from;
-  for (const chunk of chunksOf(products.slice(from, to), size)) {
+  for (const chunk of chunksOf(run, size)) {
     yield [chunk, at, at + chunk.count];
     at += chunk.count;
   }
@@ -202,7 +197,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
       for (const [from, to] of runs(products)) {
         const run = products.slice(from, to);
         if (flying.meets(run)) await flying.landed();
-        for (const [chunk, start, end] of chunksWith(products, from, to, ctx.chunkSize)) {
+        for (const [chunk, start, end] of chunksWith(run, from, ctx.chunkSize)) {
           await flying.landed(ctx.window);
           if (flying.failed) break;
           const staged = products.slice(start, end);

@@ -11,7 +11,7 @@ export interface RemoveArgs {
   readonly expected?: string | undefined;
 }
 
-/** The arguments and answers of both removes: the key and field in, the removed product out. */
+/** The arguments and answers of both removes: the key, field and expected product in, the matched product out. */
 export const REMOVE_CALL = {
   args: ({ key, by, expected }: RemoveArgs) => [key, by ?? "", expected ?? ""],
   replies: {
@@ -28,9 +28,9 @@ export const REMOVE = script({
 --[[ remove: deletes the product whose id, else sku, is ARGV[1], and frees its sku.
   ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)  ARGV[3] the JSON the product must
   have to be removed, or "" to remove it whatever it is
-  Returns {"busy"} while an import holds the site or is merging; the matched
-  product's JSON (removed, unless ARGV[3] says otherwise), or nil when nothing matched. The last product takes the site's index mark with it,
-  so that an empty site leaves no key behind. ]]
+  Returns {"busy"} while an import holds the site or is merging; the matched product's JSON
+  (removed, unless ARGV[3] says otherwise), or nil when nothing matched. The last product takes
+  the site's index mark with it, so that an empty site leaves no key behind. ]]
 if busy(K.products) then return {'busy'} end
 local key, by = ARGV[1], ARGV[2]
 if reserved(key) then return false end
