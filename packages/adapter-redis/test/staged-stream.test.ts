@@ -656,6 +656,35 @@ describeWithRedis("beginImport on Redis", () => {
       expect(await stagingOf(site)).toEqual([]);
     });
 
+    test("concurrent read-modify-writes staged in Redis all land (no lost update)", async () => {
+      // Two products per import, one per chunk: every commit takes the staged path.
+      const store = open({ chunkSize: 1 });
+      const site = uniqueSite();
+      await upsert(store, site, [product("p", "sp"), product("q", "sq")], write);
+      const fields = ["title", "description", "url", "featured_image"] as const;
+      await Promise.all(
+        fields.map(async (field) => {
+          for (let attempt = 0; attempt < 100; attempt++) {
+            const bases = [(await store.find(site, "p")) as Product, (await store.find(site, "q")) as Product];
+            const staged = await store.beginImport(site, write);
+            await staged.add(
+              bases.map((base) => ({ ...base, [field]: `${field}-new` })),
+              [1, 2],
+              bases,
+            );
+            const result = await staged.commit();
+            if (result.applied) return;
+            expect(result).toEqual(STALE);
+          }
+          throw new Error(`${field} never landed`);
+        }),
+      );
+      const landed = Object.fromEntries(fields.map((field) => [field, `${field}-new`]));
+      expect(await store.find(site, "p")).toEqual({ ...product("p", "sp"), ...landed });
+      expect(await store.find(site, "q")).toEqual({ ...product("q", "sq"), ...landed });
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
     test("an in:bases evicted before commit: STORAGE_UNAVAILABLE saying so, never applied without its preconditions", async () => {
       const store = open();
       const site = uniqueSite();
