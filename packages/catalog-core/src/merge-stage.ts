@@ -149,26 +149,17 @@ export class MergeStage {
     locate: Locator,
     problems: Problems,
   ): Promise<MergedChunk> {
-    // A record's own problems wait for the merge problems of the records before it: every
-    // problem is added in request order. Past the first 100 (listed), they are only counted.
-    const read = new Problems();
-    const ends: number[] = [];
-    const patches = records.map((record, i) => {
-      const patch = readPatch(record, (path) => locate(i, path), read);
-      ends.push(read.count);
-      return patch;
-    });
+    // Read apart first, so that the lookups go out together; a record's problems are then added in
+    // its turn, among the merge's, in request order (a bad record is read again: rare, and cheap).
+    const scratch = new Problems();
+    const patches = records.map((record, i) => readPatch(record, (path) => locate(i, path), scratch));
     const found = await this.read(patches.map((patch) => patch && ([patch.key, patch.by] as const)));
     const out: MergedChunk = { products: [], positions: [], bases: [] };
     const log: LogChunk = { positions: [], records: [], targets: [] };
     for (let i = 0; i < patches.length; i++) {
       const patch = patches[i];
       if (patch === undefined) {
-        for (let n = i === 0 ? 0 : (ends[i - 1] as number); n < (ends[i] as number); n++) {
-          const problem = read.list[n];
-          if (problem === undefined) problems.count++;
-          else problems.add(problem);
-        }
+        readPatch(records[i], (path) => locate(i, path), problems);
         continue;
       }
       const position = positions[i] as number;
