@@ -114,6 +114,18 @@ describeEachStore("merge imports", (store) => {
     expect(await full(a as string)).toMatchObject({ price: 10 });
   });
 
+  it("answers records that name no product 400 under notFoundStatus 404 too: the resource exists", async () => {
+    const strict = await startTestServer({ store: store.fresh(), notFoundStatus: 404 });
+    try {
+      const json = { products: [{ id: "nobody", price: 1 }] };
+      const merge = await strict.request("POST", `${BULK}${QUERY}&mode=merge`, { ...admin, json });
+      expect((await problemOf(merge, 400, "PRODUCT_NOT_FOUND")).errors).toMatchObject([{ code: "PRODUCT_NOT_FOUND" }]);
+      await problemOf(await strict.request("GET", productPath("nobody", SITE_A), admin), 404, "PRODUCT_NOT_FOUND");
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("refuses missing without mode=merge, and bad values of either, naming the parameter", async () => {
     for (const query of ["&missing=skip", "&mode=upsert&missing=create", "&mode=replace&missing=error"]) {
       const answer = await server.request("POST", BULK + QUERY + query, { ...admin, json: { products: [] } });
