@@ -4,6 +4,7 @@
 // call); or as a child process from its source, as a checkout without a build runs it, for what only
 // a process shows: its exit, a pipe its reader closes, a server it must not start.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { globalAgent } from "node:http";
 import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { main } from "../../src/main.ts";
@@ -56,6 +57,9 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
   const stdout = collector();
   const stderr = collector();
   const code = await main(args, { stdin, stdout: stdout.stream, stderr: stderr.stream, env: environment(options) });
+  // A process's end closes its kept-alive connections; here the next call would otherwise reuse
+  // one, and meet a server that closed it meanwhile.
+  for (const sockets of Object.values(globalAgent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
