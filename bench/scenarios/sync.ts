@@ -9,7 +9,7 @@
 // cursor: the way to read a site without the export (its pages hold each product's retrieval
 // view, five of its fields, about a third of the bytes of the export's full product).
 //
-// Replace: a site of 100,000 products (10,000 with --quick) synced with `mode=replace` to 90 % of
+// Replace: a site of 100,000 products (4,000 with --quick) synced with `mode=replace` to 90 % of
 // them (every tenth product gone), as a raw NDJSON body and as one bulk JSON envelope; in the same
 // rounds, each on an equal fresh site, the plain upsert of the same body. On PostgreSQL storage,
 // the replace only, against the same replace on Redis in the same rounds.

@@ -2,12 +2,13 @@
 // effect, defaults included, with every secret redacted.
 import { parseArgs } from "node:util";
 import { printHelp } from "./help.ts";
+import type { Io } from "./io.ts";
 import { HELP_OPTION, UsageError } from "./options.ts";
 
 /** Runs `catalog-kit config check`; returns the exit code. */
-export async function checkConfig(args: readonly string[]): Promise<number> {
+export async function checkConfig(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...args], allowPositionals: true, options: HELP_OPTION });
-  if (values.help) return printHelp("config check");
+  if (values.help) return printHelp(io, "config check");
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) throw new UsageError("Give one configuration file to check");
   // The server's own loader, so that a file passes here exactly when the server would start with it.
@@ -23,12 +24,12 @@ export async function checkConfig(args: readonly string[]): Promise<number> {
       "url" in config.storage && config.storage.url !== undefined
         ? { ...config.storage, url: redactUrl(config.storage.url) }
         : config.storage;
-    process.stdout.write(`${JSON.stringify({ ...config, tokens, storage }, null, 2)}\n`);
-    process.stderr.write(`${file}: valid\n`);
+    io.stdout.write(`${JSON.stringify({ ...config, tokens, storage }, null, 2)}\n`);
+    io.stderr.write(`${file}: valid\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
+    io.stderr.write(`${error.message}\n`);
     return 1;
   }
 }

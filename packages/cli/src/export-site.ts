@@ -13,6 +13,7 @@ import { isBrokenPipe } from "./broken-pipe.ts";
 import { type ExportFormat, exportFormat, exportFormatOption } from "./file-format.ts";
 import { printHelp } from "./help.ts";
 import { formatBytes } from "./human-numbers.ts";
+import type { Io } from "./io.ts";
 import { ndjsonToJsonArray } from "./json-array.ts";
 import {
   CONNECTION_OPTIONS,
@@ -76,7 +77,7 @@ function problemOf(status: number, text: string): string {
 }
 
 /** Runs `catalog-kit export`; returns the exit code. */
-export async function exportSite(args: readonly string[]): Promise<number> {
+export async function exportSite(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -89,7 +90,7 @@ export async function exportSite(args: readonly string[]): Promise<number> {
       currency: { type: "string" },
     },
   });
-  if (values.help) return printHelp("export");
+  if (values.help) return printHelp(io, "export");
   const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError("Give at most one file to export to (- for standard output)");
   const format = exportFormat(file, exportFormatOption(values.format));
@@ -103,7 +104,7 @@ export async function exportSite(args: readonly string[]): Promise<number> {
   if (feed === undefined && values.currency !== undefined)
     throw new UsageError("--currency is for a feed: give --profile");
   const retries = retriesOf(values.retries);
-  const to = await connection(values);
+  const to = await connection(values, io.env);
   const url =
     feed === undefined
       ? endpoint(to, LIST_PATH)
@@ -115,20 +116,20 @@ export async function exportSite(args: readonly string[]): Promise<number> {
   const accept = feed === undefined ? ACCEPT[format] : FEED_TYPE;
   const outcome = await withRetries(() => requestExport(url, to.token, accept), {
     retries,
-    log: (line) => process.stderr.write(`${line}\n`),
+    log: (line) => io.stderr.write(`${line}\n`),
   });
   if (outcome.kind !== "answer") {
-    process.stderr.write(`No answer from the server: ${errorText(outcome.error)}\n`);
+    io.stderr.write(`No answer from the server: ${errorText(outcome.error)}\n`);
     return 3;
   }
   const { status, res, text } = outcome.answer;
   if (res === undefined) {
-    process.stderr.write(problemOf(status, text ?? ""));
+    io.stderr.write(problemOf(status, text ?? ""));
     return 1;
   }
 
   const toFile = file !== undefined && file !== "-";
-  const out = toFile ? createWriteStream(file) : process.stdout;
+  const out = toFile ? createWriteStream(file) : io.stdout;
   let bytes = 0;
   res.on("data", (chunk: Buffer) => {
     bytes += chunk.length;
@@ -141,11 +142,11 @@ export async function exportSite(args: readonly string[]): Promise<number> {
     if (!toFile && isBrokenPipe(error)) return 0;
     if (toFile) await rm(file, { force: true });
     if (!res.complete && out.errored === null) {
-      process.stderr.write(`The connection was lost after ${formatBytes(bytes)}: the export is incomplete\n`);
+      io.stderr.write(`The connection was lost after ${formatBytes(bytes)}: the export is incomplete\n`);
       return 3;
     }
     throw error;
   }
-  process.stderr.write(`Exported ${formatBytes(bytes)}${toFile ? ` to ${file}` : ""}\n`);
+  io.stderr.write(`Exported ${formatBytes(bytes)}${toFile ? ` to ${file}` : ""}\n`);
   return 0;
 }

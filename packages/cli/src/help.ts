@@ -1,5 +1,6 @@
 // The help of the command and of each of its commands: what `--help` and `help COMMAND` print.
 // The README's tables say the same; keep them in step.
+import type { Io } from "./io.ts";
 
 /** The commands that have a help of their own, as they are typed. */
 export type CommandName = "serve" | "import" | "export" | "config check";
@@ -107,7 +108,7 @@ Options:
 };
 
 /** Writes a command's help, or the overview, to standard output; the exit code of a help. */
-export function printHelp(command?: CommandName): number {
-  process.stdout.write(command === undefined ? USAGE : HELP[command]);
+export function printHelp(io: Io, command?: CommandName): number {
+  io.stdout.write(command === undefined ? USAGE : HELP[command]);
   return 0;
 }

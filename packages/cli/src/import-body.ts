@@ -22,8 +22,8 @@ export interface ImportBody {
 const READ_BYTES = 1 << 20;
 
 // A JSON file's site, if it names one, stays in it; --site goes in the query, as for any file.
-async function jsonBody(file: string, kind: FileKind): Promise<Buffer> {
-  const raw = file === "-" ? await buffer(process.stdin) : await readFile(file);
+async function jsonBody(file: string, kind: FileKind, stdin: () => Readable): Promise<Buffer> {
+  const raw = file === "-" ? await buffer(stdin()) : await readFile(file);
   let parsed: unknown;
   try {
     parsed = JSON.parse((kind.gzip ? gunzipSync(raw) : raw).toString("utf8"));
@@ -34,10 +34,10 @@ async function jsonBody(file: string, kind: FileKind): Promise<Buffer> {
   return Buffer.from(JSON.stringify(envelope));
 }
 
-/** The body that sends `file` ("-": standard input) as `kind` says. */
-export async function importBody(file: string, kind: FileKind): Promise<ImportBody> {
+/** The body that sends `file` ("-": standard input, taken from `stdin` only then) as `kind` says. */
+export async function importBody(file: string, kind: FileKind, stdin: () => Readable): Promise<ImportBody> {
   if (kind.format === "json") {
-    const json = await jsonBody(file, kind);
+    const json = await jsonBody(file, kind, stdin);
     return { size: json.length, open: () => json, canResend: () => true };
   }
   if (file === "-") {
@@ -46,7 +46,7 @@ export async function importBody(file: string, kind: FileKind): Promise<ImportBo
       size: undefined,
       open() {
         read = true;
-        return process.stdin;
+        return stdin();
       },
       canResend: () => !read,
     };

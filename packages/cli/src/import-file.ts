@@ -10,6 +10,7 @@ import { printHelp } from "./help.ts";
 import { importBody } from "./import-body.ts";
 import { PROFILE_OPTIONS, profileQuery } from "./import-profile.ts";
 import { reportImport } from "./import-report.ts";
+import type { Io } from "./io.ts";
 import {
   CONNECTION_OPTIONS,
   type Connection,
@@ -56,7 +57,7 @@ function modeOf(values: { replace: boolean; merge: boolean; missing?: string | u
 }
 
 /** Runs `catalog-kit import`; returns the exit code. */
-export async function importFile(args: readonly string[]): Promise<number> {
+export async function importFile(args: readonly string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -76,7 +77,7 @@ export async function importFile(args: readonly string[]): Promise<number> {
       "progress-every": { type: "string", default: "2" },
     },
   });
-  if (values.help) return printHelp("import");
+  if (values.help) return printHelp(io, "import");
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) throw new UsageError("Give one file to import, or - for standard input");
   const retries = retriesOf(values.retries);
@@ -87,13 +88,13 @@ export async function importFile(args: readonly string[]): Promise<number> {
   const mode = modeOf(values);
   const kind = importKind(file, formatOption(values.format));
   // Before the connection's own checks: a file that needs --shop-url says so whatever else is missing.
-  const query = await profileQuery(file, kind, values, (line) => process.stderr.write(`catalog-kit: ${line}\n`));
-  const to = await connection(values);
+  const query = await profileQuery(file, kind, values, (line) => io.stderr.write(`catalog-kit: ${line}\n`));
+  const to = await connection(values, io.env);
   if (values["dry-run"]) query.dryRun = "true";
   Object.assign(query, mode);
   if (values["allow-empty"]) query.allowEmpty = "true";
 
-  const body = await importBody(file, kind);
+  const body = await importBody(file, kind, () => io.stdin);
   const headers: OutgoingHttpHeaders = {
     "x-service-access-token": to.token,
     "content-type": TYPES[kind.format],
@@ -101,27 +102,31 @@ export async function importFile(args: readonly string[]): Promise<number> {
     ...(body.size === undefined ? {} : { "content-length": body.size }),
     ...(kind.gzip ? { "content-encoding": "gzip" } : {}),
   };
-  process.stderr.write(`Idempotency-Key: ${key}\n`);
+  io.stderr.write(`Idempotency-Key: ${key}\n`);
   const started = performance.now();
   const cpu = process.cpuUsage();
   const url = target(to, kind, query);
   const outcome = await withRetries(
     async () => {
-      const progress = createProgress(body.size, process.stderr, every);
+      const progress = createProgress(body.size, io.stderr, every);
       try {
         return await upload(url, headers, body, (n) => progress.advance(n));
       } finally {
         progress.stop();
       }
     },
-    { retries, canRetry: () => body.canResend(), log: (line) => process.stderr.write(`${line}\n`) },
+    { retries, canRetry: () => body.canResend(), log: (line) => io.stderr.write(`${line}\n`) },
   );
-  return reportImport(outcome, {
-    size: body.size,
-    idempotencyKey: key,
-    json: values.json,
-    started,
-    cpu,
-    resendable: body.canResend(),
-  });
+  return reportImport(
+    outcome,
+    {
+      size: body.size,
+      idempotencyKey: key,
+      json: values.json,
+      started,
+      cpu,
+      resendable: body.canResend(),
+    },
+    io,
+  );
 }

@@ -2,6 +2,7 @@
 // its counts, or the server's problem as a table), and with --json for programs on standard
 // output (the server's answer, one JSON line, nothing else).
 import { formatBytes, formatCount } from "./human-numbers.ts";
+import type { Io } from "./io.ts";
 import { type ProblemAnswer, problemTable } from "./problems.ts";
 import { errorText, type Outcome } from "./retry.ts";
 import type { UploadAnswer } from "./upload.ts";
@@ -91,8 +92,8 @@ function sentLine(answer: UploadAnswer, context: ImportContext): string {
 }
 
 /** Prints how the import ended; returns the command's exit code (0 done, 1 refused, 3 no answer). */
-export function reportImport(outcome: Outcome<UploadAnswer>, context: ImportContext): number {
-  const err = (line: string) => process.stderr.write(`${line}\n`);
+export function reportImport(outcome: Outcome<UploadAnswer>, context: ImportContext, io: Io): number {
+  const err = (line: string) => io.stderr.write(`${line}\n`);
   if (outcome.kind !== "answer") {
     err(`No answer from the server: ${errorText(outcome.error)}`);
     if (outcome.kind === "lost") {
@@ -108,7 +109,7 @@ export function reportImport(outcome: Outcome<UploadAnswer>, context: ImportCont
   const body = parse(answer.text);
   err(sentLine(answer, context));
   if (context.json) {
-    process.stdout.write(`${JSON.stringify(body ?? { status: answer.status, detail: answer.text })}\n`);
+    io.stdout.write(`${JSON.stringify(body ?? { status: answer.status, detail: answer.text })}\n`);
   }
   if (answer.status >= 200 && answer.status < 300) {
     if (answer.replayed) {

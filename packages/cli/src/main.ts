@@ -8,6 +8,7 @@ import { checkConfig } from "./config-check.ts";
 import { exportSite } from "./export-site.ts";
 import { type CommandName, HELP, printHelp, USAGE } from "./help.ts";
 import { importFile } from "./import-file.ts";
+import { type Io, processIo } from "./io.ts";
 import { UsageError } from "./options.ts";
 import { serve } from "./serve.ts";
 
@@ -24,45 +25,48 @@ function commandOf(words: readonly string[]): CommandName | undefined {
 }
 
 // `help [COMMAND]`.
-function help(words: readonly string[]): number {
-  if (words.length === 0) return printHelp();
+function help(words: readonly string[], io: Io): number {
+  if (words.length === 0) return printHelp(io);
   const command = commandOf(words);
   if (command === undefined || words.length > command.split(" ").length) {
     throw new UsageError(`No help for: ${words.join(" ")}`);
   }
-  return printHelp(command);
+  return printHelp(io, command);
 }
 
-async function run(command: string | undefined, args: readonly string[]): Promise<number> {
+async function run(command: string | undefined, args: readonly string[], io: Io): Promise<number> {
   switch (command) {
     case "serve":
-      return await serve(args);
+      return await serve(args, io);
     case "import":
-      return await importFile(args);
+      return await importFile(args, io);
     case "export":
-      return await exportSite(args);
+      return await exportSite(args, io);
     case "config":
-      if (args[0] === "check") return await checkConfig(args.slice(1));
-      if (args[0] === "--help" || args[0] === "-h") return printHelp("config check");
+      if (args[0] === "check") return await checkConfig(args.slice(1), io);
+      if (args[0] === "--help" || args[0] === "-h") return printHelp(io, "config check");
       throw new UsageError(`Unknown config command: ${args[0] ?? "(none)"}; there is: config check FILE`);
     case "help":
     case "--help":
     case "-h":
-      return help(args);
+      return help(args, io);
     case "--version":
-      process.stdout.write(`${version()}\n`);
+      io.stdout.write(`${version()}\n`);
       return 0;
     default:
       throw new UsageError(command === undefined ? "Give a command" : `Unknown command: ${command}`);
   }
 }
 
-/** Runs one command line (without `node` and the script); resolves to the exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
-  ignoreBrokenPipe();
+/**
+ * Runs one command line (without `node` and the script); resolves to the exit code. `io` is the
+ * process's own streams and environment unless a caller gives its own.
+ */
+export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  ignoreBrokenPipe(io.stdout);
   const [command, ...args] = argv;
   try {
-    return await run(command, args);
+    return await run(command, args, io);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       const named = command === "help" ? undefined : commandOf(argv);
@@ -71,11 +75,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         named === undefined
           ? USAGE
           : `${HELP[named].slice(0, HELP[named].indexOf("\n"))}\nRun "catalog-kit ${named} --help" for its options.\n`;
-      process.stderr.write(`catalog-kit: ${(error as Error).message}\n\n${usage}`);
+      io.stderr.write(`catalog-kit: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
     if (isBrokenPipe(error)) return 0;
-    process.stderr.write(`catalog-kit ${command}: ${(error as Error).message}\n`);
+    io.stderr.write(`catalog-kit ${command}: ${(error as Error).message}\n`);
     return 1;
   }
 }

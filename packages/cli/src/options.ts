@@ -1,6 +1,7 @@
 // What every command that talks to a server takes: its URL, the access token (from a file or the
 // environment, never the command line, where other users of the machine can read it) and a site.
 import { readFile } from "node:fs/promises";
+import type { Io } from "./io.ts";
 
 /** A mistake in how a command was called: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {
@@ -50,12 +51,15 @@ function siteOf(given: string): { siteType: string; siteId: string } {
  * Reads `--url` (else `CATALOG_URL`), `--token-file` (else `CATALOG_TOKEN`) and `--site TYPE/ID`
  * (else the token's default site, which the server picks).
  */
-export async function connection(values: {
-  readonly url?: string | undefined;
-  readonly "token-file"?: string | undefined;
-  readonly site?: string | undefined;
-}): Promise<Connection> {
-  const given = values.url ?? (process.env.CATALOG_URL || undefined);
+export async function connection(
+  values: {
+    readonly url?: string | undefined;
+    readonly "token-file"?: string | undefined;
+    readonly site?: string | undefined;
+  },
+  env: Io["env"],
+): Promise<Connection> {
+  const given = values.url ?? (env.CATALOG_URL || undefined);
   if (given === undefined) {
     throw new UsageError("Give the server's URL: --url URL or CATALOG_URL (for example http://127.0.0.1:3000)");
   }
@@ -66,7 +70,7 @@ export async function connection(values: {
     throw new UsageError(`${values.url === undefined ? "CATALOG_URL" : "--url"} is not a URL: ${given}`);
   }
   const file = values["token-file"];
-  const token = (file === undefined ? process.env.CATALOG_TOKEN : await readFile(file, "utf8"))?.trim();
+  const token = (file === undefined ? env.CATALOG_TOKEN : await readFile(file, "utf8"))?.trim();
   if (!token) throw new UsageError("Give the access token in a file (--token-file F) or in CATALOG_TOKEN");
   return { url, token, site: values.site === undefined ? undefined : siteOf(values.site) };
 }

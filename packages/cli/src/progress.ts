@@ -2,6 +2,7 @@
 // periodic lines otherwise (a log, a CI job), each one only when something moved.
 import { Presets, SingleBar } from "cli-progress";
 import { formatBytes } from "./human-numbers.ts";
+import type { Output } from "./io.ts";
 
 /** A progress display of an upload. */
 export interface Progress {
@@ -16,11 +17,7 @@ const LINE_EVERY_MS = 2_000;
  * Shows progress of `total` bytes (undefined: not known beforehand, as for standard input) on
  * `out`: a bar when it is a terminal and the total is known, else a line every `lineEveryMs`.
  */
-export function createProgress(
-  total: number | undefined,
-  out: NodeJS.WriteStream,
-  lineEveryMs = LINE_EVERY_MS,
-): Progress {
+export function createProgress(total: number | undefined, out: Output, lineEveryMs = LINE_EVERY_MS): Progress {
   const started = performance.now();
   let done = 0;
   const rate = () => formatBytes(done / Math.max((performance.now() - started) / 1_000, 0.001));

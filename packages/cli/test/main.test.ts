@@ -2,12 +2,13 @@
 // that starts nothing, reads nothing and exits 0; a wrong call's usage, exit code 2.
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./support/run-cli.ts";
+import { runCli, runCliProcess } from "./support/run-cli.ts";
 
 describe("catalog-kit --version and help", () => {
   it("prints the package's version", async () => {
     const { version } = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
-    const { code, stdout } = await runCli(["--version"]);
+    // As a process: the command as it is run, from its first line to its exit code.
+    const { code, stdout } = await runCliProcess(["--version"]);
     expect(code).toBe(0);
     expect(stdout).toBe(`${version}\n`);
   });
@@ -24,7 +25,10 @@ describe("catalog-kit --version and help", () => {
 
   it("serve --help prints the help of serve and starts no server", async () => {
     // With PORT taken from the environment, a server started by mistake would run until killed.
-    const { code, stdout, stderr } = await runCli(["serve", "--help"], { env: { PORT: "0" }, timeoutMs: 20_000 });
+    const { code, stdout, stderr } = await runCliProcess(["serve", "--help"], {
+      env: { PORT: "0" },
+      timeoutMs: 20_000,
+    });
     expect(code).toBe(0);
     expect(stdout).toContain("Usage: catalog-kit serve");
     expect(stdout).not.toMatch(/listening/);
@@ -47,7 +51,8 @@ describe("catalog-kit --version and help", () => {
   });
 
   it("refuses a call it cannot make with the command's usage on standard error and exit code 2", async () => {
-    const unknown = await runCli(["frobnicate"]);
+    // As a process: its exit code, not only what main returns.
+    const unknown = await runCliProcess(["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown command: frobnicate");
     expect(unknown.stderr).toContain("Usage: catalog-kit COMMAND");
