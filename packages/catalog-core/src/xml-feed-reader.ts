@@ -24,6 +24,10 @@ const ATOM = "http://www.w3.org/2005/Atom";
 // tag, a comment) is measured often: at most one slice past the bound.
 const SLICE = 1 << 16;
 
+// Items given up on in a row after which the scanner rests, and for how many items.
+const MAX_MISSES = 16;
+const RESTING_ITEMS = 256;
+
 // Thrown by a handler once its problem is added: the parser is left where it stands.
 const STOP = Symbol("stop");
 
@@ -86,6 +90,11 @@ export class FeedReader {
   private rootScope: Record<string, string> = {};
   private scope: Record<string, string> = {};
   private scanner: ItemScanner | undefined;
+  // Items the scanner gave up on in a row, and items left to saxes alone after too many: in a feed
+  // whose every item holds what the scanner leaves (nested elements, attributes), a scan that
+  // ends in saxes reading the item again only costs.
+  private misses = 0;
+  private resting = 0;
 
   private readonly scans: boolean;
 
@@ -231,6 +240,7 @@ export class FeedReader {
       this.rows.push({ position: this.item, cells: this.cells });
       this.itemDepth = 0;
       this.closedAt = this.parser.position;
+      if (this.resting > 0) this.resting--;
     }
   }
 
@@ -254,13 +264,19 @@ export class FeedReader {
 
   /** Whether the parser stands between two items of an RSS channel, holding nothing: the scanner's turn. */
   scannable(): boolean {
-    return this.scanner !== undefined && this.closedAt === this.written && this.depth === 2 && this.inChannel;
+    const between = this.closedAt === this.written && this.depth === 2 && this.inChannel;
+    return this.scanner !== undefined && between && this.resting === 0;
   }
 
   /** The item at `from` read by the scanner into a row (false once a problem ended the feed), or `MORE` or `undefined` (saxes's turn). */
   scan(bytes: Buffer, from: number): number | typeof MORE | undefined | false {
     const item = (this.scanner as ItemScanner).scan(bytes, from);
+    if (item === undefined && ++this.misses === MAX_MISSES) {
+      this.misses = 0;
+      this.resting = RESTING_ITEMS;
+    }
     if (item === MORE || item === undefined) return item;
+    this.misses = 0;
     try {
       this.take(item);
     } catch (error) {

@@ -10,8 +10,11 @@ import { MORE } from "./xml-scanner.ts";
 
 export { MAX_DEPTH, MAX_ELEMENT_BYTES, MAX_ITEM_BYTES } from "./xml-feed-reader.ts";
 
-// The most bytes of an unfinished item held for the scanner; a longer item goes to saxes as it comes.
+// The most bytes of an unfinished item held for the scanner, and how many times it is read again
+// with more bytes: a longer item, or one trickled in tiny chunks, goes to saxes as it comes, so
+// that the scanner never reads a byte more than a few times.
 const MAX_CARRY = 1 << 20;
+const MAX_TRIES = 8;
 const ITEM_END = Buffer.from("</item>");
 
 // The first bytes of a UTF-16 document: a byte order mark, or `<` as two bytes.
@@ -38,6 +41,7 @@ export async function* decodeXmlItems(
   let head: Buffer | undefined = Buffer.alloc(0);
   // The start of an item the scanner needs more bytes of.
   let carry: Buffer | undefined;
+  let tries = 0;
   const take = (): RowPart => {
     const rows = feed.rows.splice(0);
     return { rows, count: rows.length };
@@ -71,9 +75,10 @@ export async function* decodeXmlItems(
         if (end === false) return false;
         if (typeof end === "number") {
           at = end;
+          tries = 0;
           continue;
         }
-        if (end === MORE && !last && chunk.length - at <= MAX_CARRY) {
+        if (end === MORE && !last && chunk.length - at <= MAX_CARRY && tries++ < MAX_TRIES) {
           // Copied: the chunk's bytes may be written over once the next one is asked for.
           carry = Buffer.from(chunk.subarray(at));
           return true;
@@ -82,6 +87,7 @@ export async function* decodeXmlItems(
       // To the end of the next item, where the scanner may take over again.
       const close = chunk.indexOf(ITEM_END, at);
       const to = close === -1 ? chunk.length : close + ITEM_END.length;
+      tries = 0;
       if (!parse(chunk.subarray(at, to))) return false;
       at = to;
     }

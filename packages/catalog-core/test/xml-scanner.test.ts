@@ -30,6 +30,16 @@ const unit = fc.oneof(
   },
   { weight: 32, arbitrary: fc.constantFrom("<![CDATA[<b>bold</b> & more]]>", "<![CDATA[\r\n]]>", "<![CDATA[]]>", "]") },
   {
+    weight: 16,
+    arbitrary: fc.constantFrom(
+      "<b>bold</b>",
+      "<g:country> US </g:country>",
+      "<c:x/>",
+      "<p>a<i>b &amp; </i> c</p>",
+      "<b></b>",
+    ),
+  },
+  {
     weight: 1,
     arbitrary: fc.constantFrom(
       "&nbsp;",
@@ -52,7 +62,10 @@ const unit = fc.oneof(
       ">",
       "<!-- note -->",
       "<?pi x?>",
-      "<b>bold</b>",
+      "<u:b>bold</u:b>",
+      "<b>x</i>",
+      "<b x='1'>y</b>",
+      `${"<b>".repeat(9)}deep${"</b>".repeat(9)}`,
       "<![CDATA[x",
       "<!",
     ),
@@ -184,6 +197,23 @@ describe("the item scanner", () => {
     expect(scanned).toEqual(await decode([Buffer.from(xml)], false));
     expect(scanned.problems).toEqual([
       { item: 51, message: "The feed is not well-formed XML: 202:36: undefined entity." },
+    ]);
+  });
+});
+
+describe("a feed the scanner cannot read", () => {
+  test("items it gives up on (attributes), then plain ones, then a fault: what saxes alone gives", async () => {
+    const nested = Array.from(
+      { length: 300 },
+      (_, i) => `<item><g:id>${i}</g:id><g:price unit="g">1 USD</g:price></item>\n`,
+    );
+    const plain = Array.from({ length: 300 }, (_, i) => `<item><g:id>p${i}</g:id><title>T ${i}</title></item>\n`);
+    const xml = `<rss xmlns:g="http://base.google.com/ns/1.0"><channel>\n${[...nested, ...plain, ...nested].join("")}<item><g:id>&x;</g:id></item>`;
+    const chunks = [Buffer.from(xml)];
+    const scanned = await decode(chunks, true);
+    expect(scanned).toEqual(await decode(chunks, false));
+    expect(scanned.problems).toEqual([
+      { item: 901, message: "The feed is not well-formed XML: 902:15: undefined entity." },
     ]);
   });
 });
