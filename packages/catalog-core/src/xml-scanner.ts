@@ -221,23 +221,30 @@ export class ItemScanner {
   private content(bytes: Buffer, at: number, nameStart: number, nameEnd: number, cells: string[]): number {
     const length = bytes.length;
     const size = nameEnd - nameStart;
-    const lines = this.lines;
+    const table = PLAIN;
+    let lines = 0;
+    let lastLine = 0;
     let plain = at;
     for (; plain < length; plain++) {
-      const kind = PLAIN[bytes[plain] as number];
+      const kind = table[bytes[plain] as number];
       if (kind === 0) break;
-      if (kind === 2) this.line(plain + 1);
+      if (kind === 2) {
+        lines++;
+        lastLine = plain + 1;
+      }
     }
     if (bytes[plain] === LT && bytes[plain + 1] === SLASH && plain + 2 + size < length) {
       let same = bytes[plain + 2 + size] === GT;
       for (let i = 0; same && i < size; i++) same = bytes[plain + 2 + i] === bytes[nameStart + i];
       if (same) {
+        if (lines > 0) {
+          this.lines += lines;
+          this.lastLine = lastLine;
+        }
         cells.push(plain === at ? "" : utf8(bytes, at, plain).trim());
         return plain + 3 + size;
       }
     }
-    // Read again from the start, its line ends too.
-    this.lines = lines;
     return this.mixed(bytes, at, nameStart, nameEnd, cells);
   }
 
