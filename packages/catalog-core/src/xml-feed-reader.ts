@@ -6,16 +6,8 @@
 import { type SaxesOptions, SaxesParser, type SaxesTagNS } from "saxes";
 import type { Problems } from "./parse.ts";
 import type { ProfileRow } from "./profiles/profile.ts";
+import { MAX_DEPTH, MAX_ELEMENT_BYTES, MAX_ITEM_BYTES } from "./xml-limits.ts";
 import { codePoints, ItemScanner, MORE, type ScannedItem } from "./xml-scanner.ts";
-
-/** Longest text one element may hold; longer is a problem and decoding ends. */
-export const MAX_ELEMENT_BYTES = 8 * 1024 * 1024;
-
-/** Most bytes one item's elements may hold together, so that a row stays bounded. */
-export const MAX_ITEM_BYTES = 4 * MAX_ELEMENT_BYTES;
-
-/** Deepest nesting of elements read; deeper is a problem and decoding ends. */
-export const MAX_DEPTH = 64;
 
 const GOOGLE = "http://base.google.com/ns/1.0";
 const ATOM = "http://www.w3.org/2005/Atom";

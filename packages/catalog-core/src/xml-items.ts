@@ -8,7 +8,7 @@ import { Utf8Chunks } from "./utf8-chunks.ts";
 import { FeedReader } from "./xml-feed-reader.ts";
 import { MORE } from "./xml-scanner.ts";
 
-export { MAX_DEPTH, MAX_ELEMENT_BYTES, MAX_ITEM_BYTES } from "./xml-feed-reader.ts";
+export { MAX_DEPTH, MAX_ELEMENT_BYTES, MAX_ITEM_BYTES } from "./xml-limits.ts";
 
 // The most bytes of an unfinished item held for the scanner, and how many times it is read again
 // with more bytes: a longer item, or one trickled in tiny chunks, goes to saxes as it comes, so

@@ -5,6 +5,9 @@
 // else, which saxes then reads, so that every error, and where it is reported, stays saxes's.
 // test/xml-scanner.test.ts proves the two agree.
 import { isUtf8 } from "node:buffer";
+import { entityText, matches, NAME, NAME_START, PLAIN, textOf, utf8 } from "./xml-bytes.ts";
+
+export { codePoints } from "./xml-bytes.ts";
 
 /** An item read whole: its element names and trimmed texts, alternating, and where it ends. */
 export interface ScannedItem {
@@ -33,29 +36,6 @@ const ITEM_OPEN = Buffer.from("<item>");
 const ITEM_CLOSE = Buffer.from("</item>");
 const CDATA_OPEN = Buffer.from("<![CDATA[");
 const CDATA_CLOSE = Buffer.from("]]>");
-const LINE_ENDS = /\r\n?/g;
-const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-
-// ASCII name bytes the scanner takes (saxes takes many more, and reads those names itself).
-const NAME_START = new Uint8Array(256);
-const NAME = new Uint8Array(256);
-// Bytes of text that need no second look (1, and 2 for LF, which ends a line): not markup, an
-// entity, a CR, a character XML refuses, the `>` of a `]]>`, nor the first byte of U+FFFE or U+FFFF.
-const PLAIN = new Uint8Array(256).fill(1);
-for (let c = 0; c < 0x20; c++) PLAIN[c] = c === 0x09 ? 1 : 0;
-for (const c of [0x3c, 0x26, 0x3e, 0xef]) PLAIN[c] = 0;
-PLAIN[LF] = 2;
-for (let c = 0; c < 128; c++) {
-  const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-  NAME_START[c] = letter ? 1 : 0;
-  NAME[c] = letter || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e ? 1 : 0;
-}
-
-// Buffer's own decoder, without toString's checks of its arguments (a tenth of the scan).
-const utf8: (bytes: Buffer, from: number, to: number) => string =
-  typeof (Buffer.prototype as { utf8Slice?: unknown }).utf8Slice === "function"
-    ? (bytes, from, to) => (bytes as Buffer & { utf8Slice(from: number, to: number): string }).utf8Slice(from, to)
-    : (bytes, from, to) => bytes.toString("utf8", from, to);
 
 // Elements read inside an item's element (Google's shipping, tax, installment); deeper is saxes's.
 const MAX_NESTED = 8;
@@ -65,34 +45,6 @@ function joined(text: string, run: string): string {
   const trimmed = run.trim();
   if (trimmed === "") return text;
   return text === "" ? trimmed : `${text} ${trimmed}`;
-}
-
-// XML 1.0's Char production, which a character reference must name.
-function isChar(code: number): boolean {
-  return (
-    code === 0x9 ||
-    code === 0xa ||
-    code === 0xd ||
-    (code >= 0x20 && code <= 0xd7ff) ||
-    (code >= 0xe000 && code <= 0xfffd) ||
-    (code >= 0x10000 && code <= 0x10ffff)
-  );
-}
-
-// Whether `bytes` hold `literal` at `at`: 1 yes, 0 no, -1 they end before telling.
-function matches(bytes: Buffer, at: number, literal: Buffer): number {
-  for (let k = 0; k < literal.length; k++) {
-    if (at + k >= bytes.length) return -1;
-    if (bytes[at + k] !== literal[k]) return 0;
-  }
-  return 1;
-}
-
-/** Characters (code points) of valid UTF-8 `bytes` from `from` to `to`: saxes counts columns so. */
-export function codePoints(bytes: Buffer, from: number, to: number): number {
-  let count = 0;
-  for (let at = from; at < to; at++) if (((bytes[at] as number) & 0xc0) !== 0x80) count++;
-  return count;
 }
 
 /** The scanner with its names: `cellName` gives an element's cell name by prefix and local name, `undefined` to leave it to saxes. */
@@ -262,7 +214,7 @@ export class ItemScanner {
       if (at >= length) return -1;
       const c = bytes[at] as number;
       if (c === LT) {
-        run += this.raw8(bytes, from, at, crs);
+        run += textOf(bytes, from, at, crs);
         crs = false;
         const next = bytes[at + 1];
         if (next === SLASH) {
@@ -303,14 +255,14 @@ export class ItemScanner {
         if (close === -1) return -1;
         const inside = this.chars(bytes, inner, close);
         if (inside < 0) return -2;
-        run += this.raw8(bytes, inner, close, inside === 1);
+        run += textOf(bytes, inner, close, inside === 1);
         at = from = close + CDATA_CLOSE.length;
       } else if (c === AMP) {
-        run += this.raw8(bytes, from, at, crs);
+        run += textOf(bytes, from, at, crs);
         crs = false;
         const semicolon = bytes.indexOf(SEMICOLON, at + 1);
         if (semicolon === -1) return at + 12 < length ? -2 : -1;
-        const entity = semicolon - at > 11 ? undefined : this.entity(bytes.toString("latin1", at + 1, semicolon));
+        const entity = semicolon - at > 11 ? undefined : entityText(bytes.toString("latin1", at + 1, semicolon));
         if (entity === undefined) return -2;
         run += entity;
         at = from = semicolon + 1;
@@ -352,21 +304,5 @@ export class ItemScanner {
       } else if (c !== 0x09) return -1;
     }
     return crs;
-  }
-
-  // Text as saxes gives it: every CR LF or lone CR read as LF.
-  private raw8(bytes: Buffer, from: number, to: number, crs: boolean): string {
-    if (from === to) return "";
-    const text = utf8(bytes, from, to);
-    return crs ? text.replace(LINE_ENDS, "\n") : text;
-  }
-
-  private entity(name: string): string | undefined {
-    if (name.charCodeAt(0) !== 0x23) return Object.hasOwn(ENTITIES, name) ? ENTITIES[name] : undefined;
-    const hex = name.charCodeAt(1) === 0x78;
-    const digits = name.slice(hex ? 2 : 1);
-    if (!(hex ? /^[0-9a-fA-F]{1,8}$/ : /^[0-9]{1,8}$/).test(digits)) return undefined;
-    const code = Number.parseInt(digits, hex ? 16 : 10);
-    return isChar(code) ? String.fromCodePoint(code) : undefined;
   }
 }
