@@ -65,21 +65,34 @@ export function readMoney(row: ProfileRow, column: string, context: ProfileConte
 }
 
 // How feeds spell availability, with `_` or a space: Google's four values and Meta's.
-const AVAILABILITY: Readonly<Record<string, boolean>> = {
-  "in stock": true,
-  "out of stock": false,
-  preorder: true,
-  backorder: true,
-  "available for order": true,
-  discontinued: false,
-};
+// A map, not an object: "constructor" or "__proto__" must be unknown words, not what an object inherits.
+const AVAILABILITY: ReadonlyMap<string, boolean> = new Map([
+  ["in stock", true],
+  ["out of stock", false],
+  ["preorder", true],
+  ["backorder", true],
+  ["available for order", true],
+  ["discontinued", false],
+]);
+
+// Availabilities as files write them (`in_stock`), each respelled once: a feed repeats a few on
+// every row. Bounded, as any text may come.
+const WRITTEN = new Map<string, boolean>();
+
+function availabilityOf(text: string): boolean | undefined {
+  const known = WRITTEN.get(text);
+  if (known !== undefined) return known;
+  const available = AVAILABILITY.get(text.trim().toLowerCase().replaceAll("_", " ").replace(/\s+/g, " "));
+  if (available !== undefined && WRITTEN.size < 64) WRITTEN.set(text, available);
+  return available;
+}
 
 /** A feed's `availability` (`in_stock`, `in stock`, `preorder`, ...); anything else is a problem. */
 export function readAvailability(row: ProfileRow, column: string, context: ProfileContext): boolean | undefined {
   const text = cell(row, column);
-  const available = AVAILABILITY[text.trim().toLowerCase().replaceAll("_", " ").replace(/\s+/g, " ")];
+  const available = availabilityOf(text);
   if (available === undefined) {
-    const known = Object.keys(AVAILABILITY).join(", ");
+    const known = [...AVAILABILITY.keys()].join(", ");
     context.problems.add({
       ...context.place(row, column),
       message: text.trim() === "" ? `Required: one of ${known}` : `"${clip(text)}" is not one of ${known}`,
