@@ -146,13 +146,30 @@ export function groupProduct(parts: GroupParts): Record<string, unknown> {
   if (parts.title !== undefined && parts.title !== "") product.title = parts.title;
   if (parts.description !== undefined && parts.description !== "") product.description = parts.description;
   if (first?.price !== undefined) product.price = first.price;
-  const prices = parts.variants.flatMap((variant) => (variant.price === undefined ? [] : [variant.price]));
-  if (prices.length > 1) {
-    product.price_min = Math.min(...prices);
-    product.price_max = Math.max(...prices);
+  // Loops, not flatMap, some and a spread Set: this runs for every product of every profile.
+  let priced = 0;
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  let available = false;
+  for (const variant of parts.variants) {
+    if (variant.available) available = true;
+    if (variant.price === undefined) continue;
+    priced++;
+    low = Math.min(low, variant.price);
+    high = Math.max(high, variant.price);
   }
-  product.available = parts.variants.some((variant) => variant.available);
-  const images = [...new Set(parts.images.filter((image) => image.trim() !== ""))];
+  if (priced > 1) {
+    product.price_min = low;
+    product.price_max = high;
+  }
+  product.available = available;
+  const seen = new Set<string>();
+  const images: string[] = [];
+  for (const image of parts.images) {
+    if (seen.has(image) || image.trim() === "") continue;
+    seen.add(image);
+    images.push(image);
+  }
   if (images.length > 0) {
     product.images = images;
     product.featured_image = images[0];
