@@ -2,6 +2,7 @@
 // arrive: saxes reads them (xml-feed-reader.ts), and between two RSS items the item scanner
 // (xml-scanner.ts) reads the next ones straight from the bytes, several times faster, until it
 // meets what only saxes may judge.
+import { isUtf8 } from "node:buffer";
 import type { Problems } from "./parse.ts";
 import type { RowPart } from "./profiles/grouping.ts";
 import { Utf8Chunks } from "./utf8-chunks.ts";
@@ -69,9 +70,13 @@ export async function* decodeXmlItems(
       chunk = Buffer.concat([carry, chunk]);
       carry = undefined;
     }
+    // Checked whole once, so that the scanner need not check each item (a chunk that ends inside a
+    // character is checked item by item).
+    let utf8: boolean | undefined;
     for (let at = 0; at < chunk.length; ) {
       if (feed.scannable() && !bytes.pending) {
-        const end = feed.scan(chunk, at);
+        utf8 ??= isUtf8(chunk);
+        const end = feed.scan(chunk, at, utf8);
         if (end === false) return false;
         if (typeof end === "number") {
           at = end;

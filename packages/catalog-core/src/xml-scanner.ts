@@ -62,8 +62,8 @@ export class ItemScanner {
     this.cellName = cellName;
   }
 
-  /** The item at `from` (after white space), or `MORE`, or `undefined` for saxes to read. */
-  scan(bytes: Buffer, from: number): ScannedItem | typeof MORE | undefined {
+  /** The item at `from` (after white space), or `MORE`, or `undefined` for saxes to read; `utf8`: the bytes are known to be UTF-8. */
+  scan(bytes: Buffer, from: number, utf8 = false): ScannedItem | typeof MORE | undefined {
     this.lines = 0;
     let at = this.space(bytes, from);
     if (at < 0) return MORE;
@@ -102,7 +102,7 @@ export class ItemScanner {
       cells[cells.length - 2] = name;
       cells[cells.length - 1] = text;
     }
-    if (!isUtf8(bytes.subarray(from, at))) return undefined;
+    if (!utf8 && !isUtf8(bytes.subarray(from, at))) return undefined;
     return { end: at, cells, lines: this.lines, lastLine: this.lastLine };
   }
 
