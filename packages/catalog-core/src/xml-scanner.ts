@@ -62,8 +62,8 @@ export class ItemScanner {
     this.cellName = cellName;
   }
 
-  /** The item at `from` (after white space), or `MORE`, or `undefined` for saxes to read; `utf8`: the bytes are known to be UTF-8. */
-  scan(bytes: Buffer, from: number, utf8 = false): ScannedItem | typeof MORE | undefined {
+  /** The item at `from` (after white space), or `MORE`, or `undefined` for saxes to read; `valid`: the bytes are known to be UTF-8. */
+  scan(bytes: Buffer, from: number, valid = false): ScannedItem | typeof MORE | undefined {
     this.lines = 0;
     let at = this.space(bytes, from);
     if (at < 0) return MORE;
@@ -94,15 +94,11 @@ export class ItemScanner {
         continue;
       }
       if (bytes[end] !== GT) return undefined;
+      cells.push(name);
       at = this.content(bytes, end + 1, start, end, cells);
       if (at < 0) return at === -1 ? MORE : undefined;
-      cells.push(name);
-      // `content` left the text last; the name goes before it.
-      const text = cells[cells.length - 2] as string;
-      cells[cells.length - 2] = name;
-      cells[cells.length - 1] = text;
     }
-    if (!utf8 && !isUtf8(bytes.subarray(from, at))) return undefined;
+    if (!valid && !isUtf8(bytes.subarray(from, at))) return undefined;
     return { end: at, cells, lines: this.lines, lastLine: this.lastLine };
   }
 
