@@ -260,9 +260,9 @@ export class FeedReader {
     return this.scanner !== undefined && between && this.resting === 0;
   }
 
-  /** The item at `from` read by the scanner into a row (false once a problem ended the feed), or `MORE` or `undefined` (saxes's turn); `utf8` as the scanner takes it. */
-  scan(bytes: Buffer, from: number, utf8: boolean): number | typeof MORE | undefined | false {
-    const item = (this.scanner as ItemScanner).scan(bytes, from, utf8);
+  /** The item at `from` read by the scanner into a row (false once a problem ended the feed), or `MORE` or `undefined` (saxes's turn); `valid` as the scanner takes it. */
+  scan(bytes: Buffer, from: number, valid: boolean): number | typeof MORE | undefined | false {
+    const item = (this.scanner as ItemScanner).scan(bytes, from, valid);
     if (item === undefined && ++this.misses === MAX_MISSES) {
       this.misses = 0;
       this.resting = RESTING_ITEMS;

@@ -72,11 +72,11 @@ export async function* decodeXmlItems(
     }
     // Checked whole once, so that the scanner need not check each item (a chunk that ends inside a
     // character is checked item by item).
-    let utf8: boolean | undefined;
+    let valid: boolean | undefined;
     for (let at = 0; at < chunk.length; ) {
       if (feed.scannable() && !bytes.pending) {
-        utf8 ??= isUtf8(chunk);
-        const end = feed.scan(chunk, at, utf8);
+        valid ??= isUtf8(chunk);
+        const end = feed.scan(chunk, at, valid);
         if (end === false) return false;
         if (typeof end === "number") {
           at = end;
