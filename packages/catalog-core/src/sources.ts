@@ -9,7 +9,13 @@ import { type Place, type ProblemCode, Problems, type Reading, type RecordPart, 
 import type { Product } from "./product.ts";
 import { ColumnCheck } from "./profiles/columns.ts";
 import { groupRows, type RowPart } from "./profiles/grouping.ts";
-import { type ImportProfile, type ProfileFormat, type ProfileParameters, profileContext } from "./profiles/profile.ts";
+import {
+  type ImportProfile,
+  type ProfileFormat,
+  type ProfileParameters,
+  type ProfileRow,
+  profileContext,
+} from "./profiles/profile.ts";
 import { RowReader } from "./profiles/rows.ts";
 import { type ByteSource, toBuffers } from "./text.ts";
 import { decodeXmlItems } from "./xml-items.ts";
@@ -138,15 +144,26 @@ export function documentSource(
 
 // The rows of an XML feed, each item's elements checked by the profile's columns as they are met:
 // an unknown one is a problem at its first item, the platform's others are listed as ignored.
+// Each name is judged once, at its first item, and kept or not by its judgement after that.
 async function* keptElements(parts: AsyncIterable<RowPart>, columns: ColumnCheck): AsyncGenerator<RowPart> {
+  const kept = new Map<string, boolean>();
   for await (const part of parts) {
-    const rows = part.rows.map((row) => {
+    const rows: ProfileRow[] = new Array(part.rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const row = part.rows[r] as ProfileRow;
       const cells: Record<string, string | readonly string[]> = {};
-      for (const [name, value] of Object.entries(row.cells)) {
-        if (columns.treat(name, () => ({ item: row.position, element: name })) === "kept") cells[name] = value;
+      const names = Object.keys(row.cells);
+      for (let n = 0; n < names.length; n++) {
+        const name = names[n] as string;
+        let keep = kept.get(name);
+        if (keep === undefined) {
+          keep = columns.treat(name, () => ({ item: row.position, element: name })) === "kept";
+          kept.set(name, keep);
+        }
+        if (keep) cells[name] = row.cells[name] as string | readonly string[];
       }
-      return { position: row.position, cells };
-    });
+      rows[r] = { position: row.position, cells };
+    }
     yield { rows, count: part.count };
   }
 }

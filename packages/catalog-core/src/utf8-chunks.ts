@@ -42,6 +42,11 @@ export class Utf8Chunks {
   // The start of a character the last chunk cut short (three bytes at most).
   private carry: Buffer | undefined;
 
+  /** Whether the last chunk ended inside a character. */
+  get pending(): boolean {
+    return this.carry !== undefined;
+  }
+
   /** The text of the next chunk, up to its first fault if it has one. */
   decode(chunk: Buffer): Utf8Piece {
     const bytes = this.carry === undefined ? chunk : Buffer.concat([this.carry, chunk]);

@@ -92,16 +92,13 @@ describe("Google Merchant Center feeds", () => {
     expect(problems.list).toMatchObject([{ row: 2, column: "availability" }]);
   });
 
-  test("the rows of a group apart are a problem, never two products", async () => {
+  test("an availability spelled like an object's inherited property (constructor) is a problem", async () => {
     const text = tsv(
-      ["id", "item_group_id", "title", "link", "image_link", "availability", "price"],
-      ["A-1", "A", "A", "u", "i", "in_stock", ""],
-      ["B-1", "", "B", "u", "i", "in_stock", ""],
-      ["A-2", "A", "A", "u", "i", "in_stock", ""],
+      ["id", "title", "link", "image_link", "availability", "price"],
+      ["A1", "L", "u", "i", "constructor", ""],
     );
     const { problems } = await importTsv(google, text, { currency: "EUR" });
-    // The rows are tied by item_group_id: the problem is at that column, as columnOf says.
-    expect(problems.list).toMatchObject([{ row: 4, column: "item_group_id" }]);
+    expect(problems.list).toMatchObject([{ row: 2, column: "availability" }]);
   });
 
   test("header names compare without case; cells and problems keep the file's spelling", async () => {

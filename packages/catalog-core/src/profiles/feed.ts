@@ -87,10 +87,21 @@ function attributeOf(name: string): string {
   return name.replace(/[[(.].*$/s, "");
 }
 
+// Keys met that are spelled as `feedName` spells them (most are): such a key is another
+// attribute's spelling only by being it, so an absent attribute skips them without a comparison.
+// Bounded: a feed of endless odd names only goes back to comparing them.
+const plainKeys = new Set<string>();
+const MAX_PLAIN_KEYS = 1024;
+
 // The row's own spelling of an attribute, which its cells are keyed by and problems must name.
 function columnIn(row: ProfileRow, name: string): string {
   if (Object.hasOwn(row.cells, name)) return name;
-  for (const key of Object.keys(row.cells)) if (feedName(key) === name) return key;
+  for (const key of Object.keys(row.cells)) {
+    if (plainKeys.has(key)) continue;
+    const normal = feedName(key);
+    if (normal === name) return key;
+    if (normal === key && plainKeys.size < MAX_PLAIN_KEYS) plainKeys.add(key);
+  }
   return name;
 }
 

@@ -65,21 +65,34 @@ export function readMoney(row: ProfileRow, column: string, context: ProfileConte
 }
 
 // How feeds spell availability, with `_` or a space: Google's four values and Meta's.
-const AVAILABILITY: Readonly<Record<string, boolean>> = {
-  "in stock": true,
-  "out of stock": false,
-  preorder: true,
-  backorder: true,
-  "available for order": true,
-  discontinued: false,
-};
+// A map, not an object: "constructor" or "__proto__" must be unknown words, not what an object inherits.
+const AVAILABILITY: ReadonlyMap<string, boolean> = new Map([
+  ["in stock", true],
+  ["out of stock", false],
+  ["preorder", true],
+  ["backorder", true],
+  ["available for order", true],
+  ["discontinued", false],
+]);
+
+// Availabilities as files write them (`in_stock`), each respelled once: a feed repeats a few on
+// every row. Bounded, as any text may come.
+const WRITTEN = new Map<string, boolean>();
+
+function availabilityOf(text: string): boolean | undefined {
+  const known = WRITTEN.get(text);
+  if (known !== undefined) return known;
+  const available = AVAILABILITY.get(text.trim().toLowerCase().replaceAll("_", " ").replace(/\s+/g, " "));
+  if (available !== undefined && WRITTEN.size < 64) WRITTEN.set(text, available);
+  return available;
+}
 
 /** A feed's `availability` (`in_stock`, `in stock`, `preorder`, ...); anything else is a problem. */
 export function readAvailability(row: ProfileRow, column: string, context: ProfileContext): boolean | undefined {
   const text = cell(row, column);
-  const available = AVAILABILITY[text.trim().toLowerCase().replaceAll("_", " ").replace(/\s+/g, " ")];
+  const available = availabilityOf(text);
   if (available === undefined) {
-    const known = Object.keys(AVAILABILITY).join(", ");
+    const known = [...AVAILABILITY.keys()].join(", ");
     context.problems.add({
       ...context.place(row, column),
       message: text.trim() === "" ? `Required: one of ${known}` : `"${clip(text)}" is not one of ${known}`,
@@ -133,13 +146,30 @@ export function groupProduct(parts: GroupParts): Record<string, unknown> {
   if (parts.title !== undefined && parts.title !== "") product.title = parts.title;
   if (parts.description !== undefined && parts.description !== "") product.description = parts.description;
   if (first?.price !== undefined) product.price = first.price;
-  const prices = parts.variants.flatMap((variant) => (variant.price === undefined ? [] : [variant.price]));
-  if (prices.length > 1) {
-    product.price_min = Math.min(...prices);
-    product.price_max = Math.max(...prices);
+  // Loops, not flatMap, some and a spread Set: this runs for every product of every profile.
+  let priced = 0;
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  let available = false;
+  for (const variant of parts.variants) {
+    if (variant.available) available = true;
+    if (variant.price === undefined) continue;
+    priced++;
+    low = Math.min(low, variant.price);
+    high = Math.max(high, variant.price);
   }
-  product.available = parts.variants.some((variant) => variant.available);
-  const images = [...new Set(parts.images.filter((image) => image.trim() !== ""))];
+  if (priced > 1) {
+    product.price_min = low;
+    product.price_max = high;
+  }
+  product.available = available;
+  const seen = new Set<string>();
+  const images: string[] = [];
+  for (const image of parts.images) {
+    if (seen.has(image) || image.trim() === "") continue;
+    seen.add(image);
+    images.push(image);
+  }
   if (images.length > 0) {
     product.images = images;
     product.featured_image = images[0];
