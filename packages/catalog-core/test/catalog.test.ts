@@ -4,20 +4,11 @@ import { type Catalog, CatalogError, createCatalog, type Product } from "@catalo
 import { productArb } from "@catalog-kit/catalog-core/testing";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
+import { failure, product } from "./support/catalog-calls.ts";
 import { encodeCsv } from "./support/csv-encode.ts";
 
 const site = { siteId: "shop-1", siteType: "shopify" };
 const other = { siteId: "shop-1", siteType: "woo" };
-
-const product = (id: string, sku: string, extra: Partial<Product> = {}): Product => ({
-  id,
-  sku,
-  title: `Product ${id}`,
-  available: true,
-  featured_image: "https://img.example/f.png",
-  url: `https://shop.example/${id}`,
-  ...extra,
-});
 
 function newCatalog(maxProductsPerRequest?: number): Catalog {
   return createCatalog({
@@ -25,15 +16,6 @@ function newCatalog(maxProductsPerRequest?: number): Catalog {
     sites: [site, other],
     ...(maxProductsPerRequest ? { limits: { maxProductsPerRequest } } : {}),
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<CatalogError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof CatalogError)) throw new Error(`expected a CatalogError, got ${String(error)}`);
-  return error;
 }
 
 describe("createCatalog", () => {
