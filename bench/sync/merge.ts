@@ -332,7 +332,10 @@ function mergeRows(
     name: `${LABEL.reimport}, every product's price and availability changed too, raw CSV body to /bulk/csv in one chunked request, into the same site of the same server, in the same rounds`,
   };
   const short = mergeName(storage);
-  const peaks = (list: readonly MergeRun[]) => list.map((run) => fixed(megabytes(run.m.peakRss), 0)).join(", ");
+  const peaks = (list: readonly MergeRun[]) =>
+    list
+      .map((run) => `${fixed(megabytes(run.m.peakRss), 0)} (+${fixed(megabytes(run.m.peakRss - run.m.rssBefore), 0)})`)
+      .join(", ");
   const rows: Row[] = [
     {
       name: short,
@@ -358,7 +361,7 @@ function mergeRows(
       },
       // Into Redis or PostgreSQL the server holds none of the site: its peak is to stay under 300 MB.
       ...(storage !== "memory" ? { target: { label: "<= 300 MB", max: 300 } } : {}),
-      note: `${rounds(MERGE_ROUNDS)}, ${hwmWasReset() ? "VmHWM reset before each case" : "highest of RSS samples every 50 ms (VmHWM could not be reset)"}; merge peaks ${peaks(runs.merge)} MB (RSS before ${fixed(megabytes(merge.m.rssBefore), 0)} MB); re-import peaks ${peaks(runs.reimport)} MB`,
+      note: `${rounds(MERGE_ROUNDS)}, ${hwmWasReset() ? "VmHWM reset before each case" : "highest of RSS samples every 50 ms (VmHWM could not be reset)"}; by round, the merge's peaks ${peaks(runs.merge)} MB, the re-import's ${peaks(runs.reimport)} MB (in brackets: above the RSS just before the case)`,
     },
   ];
   const withHeap = runs.merge.filter((run) => run.heapAfter !== undefined);
