@@ -15,11 +15,14 @@ import { recordedKey, recordKey } from "./keys.ts";
 import { IDS, ORDER, reduceStaging, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
 
-/** The statement that creates (once per connection) and empties the staging tables. */
+/**
+ * The statement that creates (once per connection) and empties the staging tables. A row's `base`
+ * is the body its product was made from, `null` when no product had its id, NULL when none was given.
+ */
 export const PREPARE_STAGING = `
   CREATE TEMP TABLE IF NOT EXISTS catalog_import (
     seq bigint NOT NULL, position bigint NOT NULL, id text COLLATE "C" NOT NULL,
-    sku text COLLATE "C" NOT NULL, body text NOT NULL
+    sku text COLLATE "C" NOT NULL, body text NOT NULL, base text
   );
   CREATE TEMP TABLE IF NOT EXISTS catalog_import_order (
     seq bigint NOT NULL, position bigint NOT NULL, id text COLLATE "C" NOT NULL
@@ -46,12 +49,14 @@ function conflictsOf(rows: readonly ConflictRow[]): SkuConflict[] {
 
 /**
  * How the commit goes: a dry run reads one snapshot and writes nothing; a replace deletes what it
- * does not name; with `key`, the import is refused if the key is recorded, else recorded with it.
+ * does not name; with `key`, the import is refused if the key is recorded, else recorded with it;
+ * `based` when an `add` gave bases, which are then checked before anything else.
  */
 export interface CommitPlan {
   readonly dryRun: boolean;
   readonly replace: boolean;
   readonly key?: KeyToRecord | undefined;
+  readonly based?: boolean;
 }
 
 // The site's number, locked against every other commit and remove of the site until this
@@ -140,13 +145,23 @@ export async function judgeAndApply(
   site: Site,
   plan: CommitPlan,
 ): Promise<CommitResult> {
-  if (!plan.dryRun) {
+  // Bases are checked by the general path alone.
+  if (!plan.dryRun && !plan.based) {
     const done = await intoEmptySite(client, t, site, plan);
     if (done !== undefined) return done;
   }
   const reduced = await reduceStaging(client);
   const claimed = reduced.skusUnique ? [] : conflictsOf((await client.query<ConflictRow>(CLAIMED)).rows);
   const siteNo = await lockSite(client, t, site, !plan.dryRun);
+  // After the lock, as the record below: no other write of the site lands between this and the commit's.
+  if (plan.based) {
+    const { rows } = await client.query<{ stale: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${IDS} i LEFT JOIN ${t.products} p ON p.site = $1 AND p.id = i.id
+         WHERE i.base <> coalesce(p.body, 'null')) AS stale`,
+      [siteNo ?? null],
+    );
+    if (rows[0]?.stale === true) return { applied: false, conflicts: [], stale: true };
+  }
   // Read after the lock, by a statement of its own: under READ COMMITTED it sees the record of a
   // commit of the same key that held the lock before this one.
   const recorded = plan.key && siteNo !== undefined ? await recordedKey(client, t, siteNo, plan.key) : undefined;

@@ -74,8 +74,8 @@ export async function writeChunk(
   return true;
 }
 
-// Every product written, with the seq and position it came with, goes into the staging.
-async function backToStaging(client: pg.ClientBase, t: Tables, into: NewSite): Promise<void> {
+/** Every product written, with the seq and position it came with, goes into the staging. */
+export async function backToStaging(client: pg.ClientBase, t: Tables, into: NewSite): Promise<void> {
   into.written = undefined;
   await client.query(
     `INSERT INTO ${STAGING} (seq, position, id, sku, body)

@@ -1,7 +1,14 @@
 // The `CatalogStore` on PostgreSQL: lookups and pages are single statements on any connection
 // of the pool (readers never wait for an import, whose writes they see only once committed),
 // removes and commits lock their site's row, and imports stage on a connection of their own.
-import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
+import {
+  type CatalogStore,
+  decodeProduct,
+  encodeProduct,
+  type KeyField,
+  type Product,
+  type Site,
+} from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { serverAnswered, unavailable } from "./errors.ts";
 import { claimKey } from "./keys.ts";
@@ -139,7 +146,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return body === undefined ? undefined : decodeProduct(body);
     },
 
-    async remove(site: Site, key: string, by?: KeyField): Promise<Product | undefined> {
+    async remove(site: Site, key: string, by?: KeyField, expected?: Product): Promise<Product | undefined> {
       if (unholdable(key) || unholdableSite(site)) return undefined;
       let client: pg.PoolClient | undefined;
       let broken: Error | undefined;
@@ -152,14 +159,24 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           `SELECT site FROM ${tables.sites} WHERE site_type = $1 AND site_id = $2 FOR UPDATE`,
           [site.siteType, site.siteId],
         );
+        // Without `expected` ($5 NULL), whatever matched is removed.
         const { rows } =
           locked.rows.length === 0
             ? { rows: [] }
-            : await client.query<{ body: string }>(
-                `DELETE FROM ${tables.products} WHERE site = $4 AND id = (${matchSql(tables, by, "id")}) RETURNING body`,
-                [site.siteType, site.siteId, key, locked.rows[0].site],
+            : await client.query<{ body: string; removed: boolean }>(
+                `WITH matched AS (${matchSql(tables, by, "id, body")}),
+                   removed AS (DELETE FROM ${tables.products} WHERE site = $4 AND id = (SELECT id FROM matched)
+                     AND ($5::text IS NULL OR body = $5) RETURNING 1)
+                 SELECT body, EXISTS (SELECT 1 FROM removed) AS removed FROM matched`,
+                [
+                  site.siteType,
+                  site.siteId,
+                  key,
+                  locked.rows[0].site,
+                  expected === undefined ? null : encodeProduct(expected),
+                ],
               );
-        committing = rows.length > 0;
+        committing = rows[0]?.removed === true;
         await client.query(committing ? "COMMIT" : "ROLLBACK");
         return rows[0] && decodeProduct(rows[0].body);
       } catch (error) {

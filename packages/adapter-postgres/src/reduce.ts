@@ -1,7 +1,8 @@
 // The staging reduced to the import's products, `pg_temp.catalog_import_ids`: the last product of
-// each id, with its first position (which orders claims of one sku) and its last (which a
-// conflict names). Most imports name every id once; then the staging is its own reduction, and a
-// view over it spares the sort and the copy of every body that the general reduction costs.
+// each id and its base, with its first position (which orders claims of one sku) and its last
+// (which a conflict names). Most imports name every id once; then the staging is its own
+// reduction, and a view over it spares the sort and the copy of every body that the general
+// reduction costs.
 import type pg from "pg";
 import { isUniqueViolation } from "./errors.ts";
 
@@ -16,7 +17,7 @@ export const IDS = "pg_temp.catalog_import_ids";
 // at temporary tables and the plans of the commit depend on its size.
 const REDUCE = `
   CREATE TEMP TABLE catalog_import_ids ON COMMIT DROP AS
-    SELECT DISTINCT ON (id) id, sku, body, position AS last_position,
+    SELECT DISTINCT ON (id) id, sku, body, base, position AS last_position,
       min(position) OVER (PARTITION BY id) AS first_position
     FROM ${STAGING} ORDER BY id, seq DESC;
   CREATE UNIQUE INDEX ON ${IDS} (id);
@@ -30,7 +31,7 @@ const UNIQUE_SKUS = `CREATE UNIQUE INDEX catalog_import_sku ON ${STAGING} (sku)`
 const SKUS = `CREATE INDEX catalog_import_sku ON ${STAGING} (sku)`;
 const VIEW = `
   CREATE TEMP VIEW catalog_import_ids AS
-    SELECT id, sku, body, position AS last_position, position AS first_position FROM ${STAGING};
+    SELECT id, sku, body, base, position AS last_position, position AS first_position FROM ${STAGING};
   ANALYZE ${STAGING}`;
 // Dropped before the transaction commits: the staging table outlives it, with the connection.
 const CLEANUP = `DROP VIEW ${IDS}; DROP INDEX pg_temp.catalog_import_id, pg_temp.catalog_import_sku`;

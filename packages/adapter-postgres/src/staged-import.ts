@@ -7,7 +7,7 @@ import type pg from "pg";
 import { judgeAndApply, PREPARE_STAGING } from "./commit.ts";
 import { copyIn, copyRows } from "./copy-rows.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
-import { commitNewSite, END_NEW_SITE, type NewSite, openNewSite, writeChunk } from "./new-site.ts";
+import { backToStaging, commitNewSite, END_NEW_SITE, type NewSite, openNewSite, writeChunk } from "./new-site.ts";
 import { type ImportSlots, NO_TIMEOUT, type TimedQuery } from "./pool.ts";
 import { ORDER, STAGING } from "./reduce.ts";
 import type { Tables } from "./schema.ts";
@@ -20,6 +20,7 @@ export interface ImportContext {
 }
 
 const COPY = `COPY ${STAGING} (seq, position, id, sku, body) FROM STDIN`;
+const COPY_BASED = `COPY ${STAGING} (seq, position, id, sku, body, base) FROM STDIN`;
 
 /**
  * `client` with no timeout on its statements. A commit judges and writes the whole import (tens
@@ -54,6 +55,7 @@ export async function beginStagedImport(
   // Declared before the first statement, whose failure already releases the connection.
   let done = false;
   let seq = 0;
+  let based = false;
   let newSite: NewSite | undefined;
   // Until the caller is answered, a dropped connection shows as the failure of its next query.
   const onError = (error: Error) => {
@@ -88,16 +90,21 @@ export async function beginStagedImport(
   }
 
   return {
-    async add(products, positions) {
+    async add(products, positions, bases) {
       if (done) throw unavailable(new Error("the import was already ended"), "import", "nothing written");
       if (products.length === 0) return;
       const firstSeq = seq;
       seq += products.length;
+      based ||= bases !== undefined;
       try {
-        if (firstSeq === 0 && !dryRun) newSite = await openNewSite(connection, ctx.tables, site);
+        if (firstSeq === 0 && !dryRun && !based) newSite = await openNewSite(connection, ctx.tables, site);
+        // Bases are kept and checked in the staging alone.
+        if (based && newSite?.written !== undefined) await backToStaging(connection, ctx.tables, newSite);
         const written =
           newSite !== undefined && (await writeChunk(connection, ctx.tables, newSite, products, positions, firstSeq));
-        if (!written) await copyIn(connection, COPY, copyRows(products, positions, firstSeq));
+        if (!written) {
+          await copyIn(connection, bases ? COPY_BASED : COPY, copyRows(products, positions, firstSeq, bases));
+        }
       } catch (error) {
         broken ??= error as Error;
         release();
@@ -111,7 +118,7 @@ export async function beginStagedImport(
       const committing = unhurried(connection);
       try {
         await committing.query(dryRun ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
-        const plan = { dryRun, replace, key };
+        const plan = { dryRun, replace, key, based };
         result =
           (newSite && (await commitNewSite(committing, ctx.tables, site, newSite, plan))) ??
           (await judgeAndApply(committing, ctx.tables, site, plan));

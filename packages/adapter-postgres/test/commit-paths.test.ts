@@ -1,9 +1,10 @@
 // The commit's shortcuts and their way back: an import into an empty site is inserted whole (its
 // key recorded, or its record answered) and falls back to the general judgement when an id or a
 // sku repeats; one that names every id once
-// reads the staging through a view, dropped before the commit; the others are reduced. All on
-// one import connection, which must be left clean for the next import.
+// reads the staging through a view, dropped before the commit; the others are reduced; one with
+// bases is judged in full. All on one import connection, which must be left clean for the next import.
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
+import type { CommitResult, Product, Site } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { type PostgresServer, startPostgres } from "@catalog-kit/test-support";
 import { describeWithPostgres } from "@catalog-kit/test-support/vitest";
@@ -86,6 +87,39 @@ describeWithPostgres("PostgreSQL store: the commit's paths", () => {
       recorded: { fingerprint: "first", counts: { created: 1100, updated: 0, unchanged: 0 } },
     });
     expect((await titles(store, site)).size).toBe(0);
+  });
+
+  // One import of `chunks`, each with its bases if any, positions counting on from 1.
+  async function based(site: Site, chunks: [Product[], (Product | null)[]?][]): Promise<CommitResult> {
+    const staged = await store.beginImport(site, { dryRun: false });
+    let position = 1;
+    for (const [part, bases] of chunks) {
+      await staged.add(
+        part,
+        part.map(() => position++),
+        bases,
+      );
+    }
+    return staged.commit();
+  }
+
+  test("with bases, judged in full: into a new site (chunks written directly go back), and into an empty site", async () => {
+    const stale = { applied: false, conflicts: [], stale: true };
+    const site = uniqueSite();
+    expect(await based(site, [[products(0, 1000, "a")], [[product(1000, "a")], [null]]])).toEqual(created(1001));
+    expect((await titles(store, site)).size).toBe(1001);
+
+    const fresh = uniqueSite();
+    expect(await based(fresh, [[products(0, 1000, "b")], [[product(1000, "b")], [product(1000, "old")]]])).toEqual(
+      stale,
+    );
+    expect((await titles(store, fresh)).size).toBe(0);
+
+    const emptied = uniqueSite();
+    await importInChunks(store, emptied, products(0, 1, "c"));
+    await store.remove(emptied, "p00000");
+    expect(await based(emptied, [[products(0, 2, "d"), [product(0, "c"), null]]])).toEqual(stale);
+    expect(await based(emptied, [[products(0, 2, "d"), [null, null]]])).toEqual(created(2));
   });
 
   test("nothing of a commit's shortcuts outlives it: no view, no index on the staging", async () => {

@@ -1,6 +1,6 @@
 // COPY's text format carries every product's fields as they are: read back the way the server
 // reads them (tabs split columns, backslash escapes), each row is the id, the sku and the
-// canonical JSON of its product.
+// canonical JSON of its product (then of its base, when bases are given).
 import { encodeProduct } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
 import { fc, test } from "@fast-check/vitest";
@@ -27,5 +27,20 @@ test.prop([fc.array(productArb(), { maxLength: 80 }), fc.nat(1000)])(
       ).toString("utf8"),
     );
     expect(rows).toEqual(items.map((p, i) => [String(first + i), String(i * 3), p.id, p.sku, encodeProduct(p)]));
+  },
+);
+
+test.prop([fc.array(fc.tuple(productArb(), fc.option(productArb())), { maxLength: 80 })])(
+  "with bases, every row ends with its base's canonical JSON, or null",
+  (items) => {
+    const rows = readRows(
+      copyRows(
+        items.map(([p]) => p),
+        items.map((_, i) => i),
+        0,
+        items.map(([, base]) => base),
+      ).toString("utf8"),
+    );
+    expect(rows.map((row) => row[5])).toEqual(items.map(([, base]) => (base === null ? "null" : encodeProduct(base))));
   },
 );

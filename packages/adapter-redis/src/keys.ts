@@ -67,6 +67,7 @@ export interface ImportKeys extends SiteKeys {
  * | `<prefix>:{<type>:<id>}:in:<token>:ids`      | zset | every id, all scored 0 (the id index)                      |
  * | `<prefix>:{<type>:<id>}:in:<token>:pos`      | hash | chunk number → `"<positions>\n<id>\n<id>…"`: the positions `add` was given and the chunk's ids, in order |
  * | `<prefix>:{<type>:<id>}:in:<token>:spans`    | hash | id → `"<first position> <last position>"` (built at commit, for conflicts) |
+ * | `<prefix>:{<type>:<id>}:in:<token>:bases`    | hash | id → canonical JSON of the base its last add gave, `""` for a `null` base; no entry without one (only a merge's import has it) |
  *
  * An import whose skus are each claimed by one id holds in `in:skus` exactly what the site's
  * skus hash will (the commit first gives back to their claimers the skus marked `""`).
@@ -78,6 +79,7 @@ export interface IncomingKeys {
   readonly inIds: string;
   readonly inPositions: string;
   readonly inSpans: string;
+  readonly inBases: string;
 }
 
 /**
@@ -188,6 +190,7 @@ export function incomingKeys(keys: SiteKeys, token: string): SiteKeys & Incoming
     inIds: `${incoming}ids`,
     inPositions: `${incoming}pos`,
     inSpans: `${incoming}spans`,
+    inBases: `${incoming}bases`,
   };
 }
 

@@ -25,8 +25,9 @@ local function hmget(key, fields)
 end
 
 local function bulk(command, key, args)
-  local n = #args
-  for i = 1, n, BULK do redis.call(command, key, unpack(args, i, math.min(i + BULK - 1, n))) end
+  local n, total = #args, 0
+  for i = 1, n, BULK do total = total + redis.call(command, key, unpack(args, i, math.min(i + BULK - 1, n))) end
+  return total
 end
 
 -- The products of a chunk (see chunk.ts), from ARGV[first] on: their count; the JSON array of
@@ -78,6 +79,26 @@ local function products(first)
     at = stop + 2
   end
   return ids, skus, jsons, n
+end
+
+-- Whether a stored product is no longer the base its import was made from (clause 7 of commit):
+-- bases[i] is the canonical JSON of ids[i] as the catalog read it, "" when it had no product.
+local function stale(productsKey, ids, bases)
+  local stored = hmget(productsKey, ids)
+  for i = 1, #ids do
+    if (stored[i] or '') ~= bases[i] then return true end
+  end
+  return false
+end
+
+-- The bases of a one-call import, from ARGV[first] on: how many, then the id and base of each.
+-- Returns whether every one holds, and where the ARGV after them start.
+local function basesHold(productsKey, first)
+  local m = tonumber(ARGV[first])
+  if m == 0 then return true, first + 1 end
+  local ids, bases = {}, {}
+  for i = 1, m do ids[i], bases[i] = ARGV[first + 2 * i - 1], ARGV[first + 2 * i] end
+  return not stale(productsKey, ids, bases), first + 2 * m + 1
 end
 
 -- Skus held by a product of the site that is neither the claimant nor in this batch:

@@ -21,6 +21,8 @@ export interface Tally {
   unheld: number;
   /** Chunks staged: the entries of in:pos. */
   chunks: number;
+  /** Ids whose last add gave a base: the entries of in:bases. */
+  based: number;
 }
 
 /** The answer of a publishing script that found the import's idempotency key recorded: nothing published. */

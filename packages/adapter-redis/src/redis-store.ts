@@ -1,6 +1,6 @@
 // createRedisStore: the CatalogStore facade over the scripts, the staged import and the client.
 import { setTimeout as sleep } from "node:timers/promises";
-import { CatalogError, type CatalogStore, decodeProduct, type Product } from "@catalog-kit/catalog-core";
+import { CatalogError, type CatalogStore, decodeProduct, encodeProduct, type Product } from "@catalog-kit/catalog-core";
 import { chunksOf } from "./chunk.ts";
 import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
@@ -15,7 +15,7 @@ import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
 import { FIND } from "./scripts/find.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
-import { UPSERT, UPSERT_KEYED } from "./scripts/upsert.ts";
+import { type Bases, UPSERT, UPSERT_KEYED } from "./scripts/upsert.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
@@ -143,6 +143,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     products: readonly Product[],
     dryRun: boolean,
     key: KeyArgs | undefined,
+    bases: Bases | undefined,
   ): Promise<OneCall | undefined> {
     const chunks = chunksOf(products, chunkSize);
     const first = chunks.next();
@@ -151,13 +152,14 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     const chunk = first.done ? undefined : first.value;
     const reply = await whenFree(ctx, keys, () =>
       key === undefined
-        ? ctx.call(UPSERT, keys, { dryRun, products: chunk as NonNullable<typeof chunk> })
+        ? ctx.call(UPSERT, keys, { dryRun, products: chunk as NonNullable<typeof chunk>, bases })
         : ctx.call(
             UPSERT_KEYED,
             { ...keys, ...idempotencyKeys(keys, key.key) },
-            { dryRun, products: chunk, record: key, claimed: key.claimed },
+            { dryRun, products: chunk, record: key, claimed: key.claimed, bases },
           ),
     );
+    if (reply.outcome === "stale") return { applied: false, conflicts: [], stale: true };
     if (reply.outcome === "recorded") return { applied: false, conflicts: [], recorded: reply.record };
     if (reply.outcome === "claimed") return { applied: false, conflicts: [], busy: true };
     if (reply.outcome === "conflicts") return { applied: false, conflicts: reply.conflicts };
@@ -172,7 +174,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         const keys = siteKeys(prefix, site);
         return beginStream(ctx, keys, options, {
           operation,
-          upsertOnce: (products, dryRun, key) => upsertOnce(keys, products, dryRun, key),
+          upsertOnce: (products, dryRun, key, bases) => upsertOnce(keys, products, dryRun, key, bases),
           afterWrite: () => afterWrite(keys),
           isClosed: () => closed,
         });
@@ -205,12 +207,16 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       return operation("list", () => listPage(ctx, siteKeys(prefix, site), after, limit));
     },
 
-    remove: (site, key, by) =>
+    remove: (site, key, by, expected) =>
       operation(
         "remove",
         async () => {
           const keys = siteKeys(prefix, site);
-          const removed = await removeWhenFree(ctx, keys, { key, by });
+          const removed = await removeWhenFree(ctx, keys, {
+            key,
+            by,
+            expected: expected && encodeProduct(expected),
+          });
           await afterWrite(keys);
           return removed.product;
         },

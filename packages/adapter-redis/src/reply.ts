@@ -29,7 +29,8 @@ import {
  * - `evicted`: a key of the import's staging lost entries or vanished: nothing written;
  * - `occupied`: a publish into an empty site found products there: nothing written;
  * - `recorded`: the idempotency key has a record (the payload), which a commit wrote: nothing written;
- * - `claimed`: another import holds the idempotency key's claim: nothing written.
+ * - `claimed`: another import holds the idempotency key's claim: nothing written;
+ * - `stale`: a stored product is no longer the base its import was made from: nothing written.
  */
 export type Outcome =
   | "ok"
@@ -41,7 +42,8 @@ export type Outcome =
   | "evicted"
   | "occupied"
   | "recorded"
-  | "claimed";
+  | "claimed"
+  | "stale";
 
 /** A sku conflict as a script finds it, before its position in the import is known. */
 export type Unplaced = Omit<SkuConflict, "position">;

@@ -7,6 +7,7 @@ import {
   CatalogError,
   type CommitResult,
   combineConflicts,
+  encodeProduct,
   type ImportCounts,
   ImportStaging,
   type KeyRecord,
@@ -23,7 +24,8 @@ import { InFlight } from "./in-flight.ts";
 import { incomingKeys, type SiteKeys } from "./keys.ts";
 import { newToken } from "./lock.ts";
 import type { Tally } from "./publish.ts";
-import { ADD } from "./scripts/import-add.ts";
+import { ADD, ADD_BASED } from "./scripts/import-add.ts";
+import type { Bases } from "./scripts/upsert.ts";
 import { commitIncoming } from "./stream-commit.ts";
 
 /**
@@ -39,16 +41,22 @@ export type OneCall =
   | { readonly applied: true; readonly counts: ImportCounts }
   | { readonly applied: false; readonly conflicts: readonly Omit<SkuConflict, "position">[] }
   | { readonly applied: false; readonly conflicts: readonly []; readonly recorded: KeyRecord }
-  | { readonly applied: false; readonly conflicts: readonly []; readonly busy: true };
+  | { readonly applied: false; readonly conflicts: readonly []; readonly busy: true }
+  | { readonly applied: false; readonly conflicts: readonly []; readonly stale: true };
 
 /** What the store gives an import: its operation wrapper (closed store, eviction policy, errors), and WAIT. */
 export interface StreamHost {
   operation<T>(what: string, body: () => Promise<T>, outcome?: Outcome): Promise<T>;
   /**
-   * Applies products of distinct ids in one UPSERT call, checking and recording `key` with them;
-   * `undefined` when they do not fit in one.
+   * Applies products of distinct ids in one UPSERT call, checking `bases` and checking and
+   * recording `key` with them; `undefined` when they do not fit in one.
    */
-  upsertOnce(products: readonly Product[], dryRun: boolean, key: KeyArgs | undefined): Promise<OneCall | undefined>;
+  upsertOnce(
+    products: readonly Product[],
+    dryRun: boolean,
+    key: KeyArgs | undefined,
+    bases: Bases | undefined,
+  ): Promise<OneCall | undefined>;
   /** Waits for replicas after a written commit (`waitForReplicas`), when configured. */
   afterWrite(): Promise<void> | undefined;
   isClosed(): boolean;
@@ -66,12 +74,12 @@ function brokenByAdd(): CatalogError {
 }
 
 /**
- * `products` (with their positions) in runs of distinct ids, in order: the chunks of one run may
- * be staged at once, and an add that repeats an id (the contract allows it) has its runs staged
+ * `products` in runs of distinct ids, in order, as index ranges: the chunks of one run may be
+ * staged at once, and an add that repeats an id (the contract allows it) has its runs staged
  * one after the other, so that the later product still wins and the first position is still the
  * first. Holds one add's ids at a time, never the import's.
  */
-function* runs(products: readonly Product[], positions: readonly number[]): Generator<[Product[], number[]]> {
+function* runs(products: readonly Product[]): Generator<[from: number, to: number]> {
   let ids = new Set<string>();
   let from = 0;
   for (let i = 0; i <= products.length; i++) {
@@ -80,24 +88,35 @@ function* runs(products: readonly Product[], positions: readonly number[]): Gene
       ids.add(id as string);
       continue;
     }
-    yield [products.slice(from, i), positions.slice(from, i)];
+    yield [from, i];
     ids = new Set([id as string]);
     from = i;
   }
 }
 
-// Each chunk of a run with the positions and the products it carries.
-function* chunksWith(
-  products: readonly Product[],
-  positions: readonly number[],
-  size: number,
-): Generator<[Chunk, number[], Product[]]> {
-  let from = 0;
-  for (const chunk of chunksOf(products, size)) {
-    const to = from + chunk.count;
-    yield [chunk, positions.slice(from, to), products.slice(from, to)];
-    from = to;
+// Each chunk of a run that starts at index `from` of its add, with the index range it carries.
+function* chunksWith(run: readonly Product[], from: number, size: number): Generator<[Chunk, number, number]> {
+  let at = from;
+  for (const chunk of chunksOf(run, size)) {
+    yield [chunk, at, at + chunk.count];
+    at += chunk.count;
   }
+}
+
+/** A base as ADD takes it: `undefined` (none given) drops an earlier one of the id. */
+function baseArg(base: Product | null | undefined): string {
+  return base === undefined ? "-" : base === null ? "" : encodeProduct(base);
+}
+
+/** The bases of the ids whose last add gave one, as UPSERT takes them; `undefined` when none did. */
+function lastBases(products: readonly Product[], bases: readonly (Product | null | undefined)[]): Bases | undefined {
+  const last = new Map<string, string>();
+  products.forEach(({ id }, i) => {
+    const base = bases[i];
+    if (base === undefined) last.delete(id);
+    else last.set(id, base === null ? "" : encodeProduct(base));
+  });
+  return last.size === 0 ? undefined : [...last].flat();
 }
 
 /**
@@ -110,11 +129,14 @@ async function commitHeld(
   held: ImportStaging,
   dryRun: boolean,
   key: KeyArgs | undefined,
+  bases: Bases | undefined,
 ): Promise<CommitResult | undefined> {
   const claimed = held.claims();
-  const reply = await host.upsertOnce([...held.byId.values()], dryRun || claimed.length > 0, key);
+  const reply = await host.upsertOnce([...held.byId.values()], dryRun || claimed.length > 0, key, bases);
   if (reply === undefined) return undefined;
-  if ("recorded" in reply || "busy" in reply || (reply.applied && claimed.length === 0)) return reply;
+  if ("recorded" in reply || "busy" in reply || "stale" in reply || (reply.applied && claimed.length === 0)) {
+    return reply;
+  }
   const stored = reply.applied ? [] : reply.conflicts.map((c) => ({ ...c, position: held.positionOf(c.id) }));
   return { applied: false, conflicts: combineConflicts(stored, claimed) };
 }
@@ -133,11 +155,14 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
   let named: ReturnType<typeof incomingKeys> | undefined;
   const incoming = () => (named ??= incomingKeys(site, newToken()));
   const ttlMs = Math.max(INCOMING_TTL_MS, 2 * ctx.lockTtlMs);
-  const tally: Tally = { ids: 0, claimed: 0, contested: 0, unheld: 0, chunks: 0 };
-  // The import while it fits in one call: what `add` was given, as given.
-  let held: { products: Product[]; positions: number[] } | undefined = options.replace
-    ? undefined
-    : { products: [], positions: [] };
+  const tally: Tally = { ids: 0, claimed: 0, contested: 0, unheld: 0, chunks: 0, based: 0 };
+  // The import while it fits in one call: what `add` was given, as given; `bases` once an add
+  // gave some (`undefined` for a product given without).
+  let held:
+    | { products: Product[]; positions: number[]; bases: (Product | null | undefined)[] | undefined }
+    | undefined = options.replace ? undefined : { products: [], positions: [], bases: undefined };
+  // Whether an add sent bases to Redis: every later chunk then says which of its ids keep one.
+  let based = false;
   // Numbers the chunks sent, each once (the fields of in:pos).
   let sent = 0;
   // "broken" once an add may have been applied in part: the tally no longer describes the staging.
@@ -147,7 +172,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
     if (sent === 0) return;
     const keys = incoming();
     await ctx
-      .drop([keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions, keys.inSpans])
+      .drop([keys.inProducts, keys.inSkuOf, keys.inSkus, keys.inIds, keys.inPositions, keys.inSpans, keys.inBases])
       .catch(() => {});
   };
 
@@ -160,16 +185,29 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
   }
 
   // Stages products in Redis, one ADD call per chunk, at most `ctx.window` in flight.
-  async function stage(products: readonly Product[], positions: readonly number[]): Promise<void> {
+  async function stage(
+    products: readonly Product[],
+    positions: readonly number[],
+    bases: readonly (Product | null | undefined)[] | undefined,
+  ): Promise<void> {
     if (state === "broken") throw brokenByAdd();
+    based ||= bases !== undefined;
     try {
       flying.raise();
-      for (const [run, runAt] of runs(products, positions)) {
+      for (const [from, to] of runs(products)) {
+        const run = products.slice(from, to);
         if (flying.meets(run)) await flying.landed();
-        for (const [chunk, at, staged] of chunksWith(run, runAt, ctx.chunkSize)) {
+        for (const [chunk, start, end] of chunksWith(run, from, ctx.chunkSize)) {
           await flying.landed(ctx.window);
           if (flying.failed) break;
-          const call = ctx.call(ADD, incoming(), { ttlMs, chunkNumber: ++sent, positions: at, products: chunk });
+          const staged = products.slice(start, end);
+          const call = ctx.call(based ? ADD_BASED : ADD, incoming(), {
+            ttlMs,
+            chunkNumber: ++sent,
+            positions: positions.slice(start, end),
+            products: chunk,
+            bases: based ? staged.map((_, i) => baseArg(bases?.[start + i])) : undefined,
+          });
           flying.track(
             call.then((added) => {
               tally.ids += added.ids;
@@ -177,6 +215,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
               tally.contested += added.contested;
               tally.unheld += added.unheld;
               tally.chunks += 1;
+              tally.based += added.based;
             }),
             staged,
           );
@@ -194,14 +233,15 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
   async function release(): Promise<void> {
     const given = held;
     held = undefined;
-    if (given !== undefined && given.products.length > 0) await stage(given.products, given.positions);
+    if (given !== undefined && given.products.length > 0) await stage(given.products, given.positions, given.bases);
   }
 
   async function commitStaged(key: KeyArgs | undefined): Promise<CommitResult> {
     if (held !== undefined) {
       const staging = new ImportStaging();
       staging.add(held.products, held.positions);
-      const result = await commitHeld(host, staging, dryRun, key);
+      const bases = held.bases && lastBases(held.products, held.bases);
+      const result = await commitHeld(host, staging, dryRun, key, bases);
       if (result !== undefined) return result;
       await release();
     }
@@ -211,16 +251,21 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
   }
 
   return {
-    async add(products, positions) {
+    async add(products, positions, bases) {
       if (positions.length !== products.length) {
         throw new TypeError(`add: ${products.length} products, but ${positions.length} positions`);
+      }
+      if (bases !== undefined && bases.length !== products.length) {
+        throw new TypeError(`add: ${products.length} products, but ${bases.length} bases`);
       }
       if (state === "settled") throw settled();
       if (products.length === 0) return;
       if (held !== undefined && held.products.length + products.length <= ctx.chunkSize) {
+        if (bases !== undefined) held.bases ??= held.products.map(() => undefined);
         for (let i = 0; i < products.length; i++) {
           held.products.push(products[i] as Product);
           held.positions.push(positions[i] as number);
+          held.bases?.push(bases?.[i]);
         }
         return;
       }
@@ -228,7 +273,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
         "import",
         async () => {
           await release();
-          await stage(products, positions);
+          await stage(products, positions, bases);
         },
         "nothing written",
       );

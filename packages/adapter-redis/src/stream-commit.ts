@@ -14,6 +14,7 @@ import { mergeAll, slices } from "./merge.ts";
 import { eachPage } from "./pages.ts";
 import { commit, countsOf, publish, type Recorded, siteSizeOf, stagingOf, type Tally } from "./publish.ts";
 import type { Unplaced } from "./reply.ts";
+import { BASES } from "./scripts/import-bases.ts";
 import { CLAIMERS } from "./scripts/import-claimers.ts";
 import { HOLDERS } from "./scripts/import-holders.ts";
 import { JUDGE, type JudgeMode } from "./scripts/import-judge.ts";
@@ -27,6 +28,8 @@ type CommitKeys = ScriptKeys;
 
 // The answer of a commit that found its idempotency key recorded.
 const replay = ({ recorded }: Recorded): CommitResult => ({ applied: false, conflicts: [], recorded });
+
+const STALE = { applied: false, conflicts: [], stale: true } as const;
 
 /** A conflict with the first position of its id, by which the answer is ordered (the order of the import). */
 type Ranked = SkuConflict & { readonly position: number; readonly first: number };
@@ -51,6 +54,28 @@ async function checkWhole(ctx: StoreContext, keys: IncomingKeys, tally: Tally, d
     sizes.ids === kept &&
     sizes.positions === tally.chunks;
   if (!whole) throw evictedStaging();
+}
+
+/**
+ * Whether every base the import staged is still the stored product of its id (clause 7 of
+ * `commit`), read under the lock `token` holds, which keeps the site so until the publish. The
+ * count is checked last too: an in:bases evicted whole has no page to check.
+ */
+async function basesHold(
+  ctx: StoreContext,
+  keys: SiteKeys & IncomingKeys,
+  token: string,
+  tally: Tally,
+): Promise<boolean> {
+  let hold = true;
+  const check = async (ids: string[]) => {
+    const reply = await ctx.call(BASES, keys, { token, lockTtlMs: ctx.lockTtlMs, based: tally.based, ids });
+    if (reply.outcome === "stale") hold = false;
+    else if (reply.outcome !== "ok") throw refused(reply);
+  };
+  await eachPage(ctx, keys.inBases, (ids) => (hold ? check(ids) : Promise.resolve()));
+  if (hold) await check([]);
+  return hold;
 }
 
 /**
@@ -253,6 +278,10 @@ export async function commitIncoming(
     if (recorded) return replay({ recorded });
     await checkWhole(ctx, incoming, tally);
     if (tally.contested > 0) {
+      // Stale comes before conflicts; both refuse, so the two need not share one lock.
+      if (tally.based > 0 && !(await withLock(ctx, site, (token) => basesHold(ctx, incoming, token, tally)))) {
+        return STALE;
+      }
       await buildSpans(ctx, incoming, tally, ttlMs);
       const claimed = await claimConflicts(ctx, incoming);
       // An in:skus or in:sku-of evicted during the walk would hide claimers.
@@ -265,6 +294,7 @@ export async function commitIncoming(
     if (tally.unheld > 0) await settleHolders(ctx, incoming, ttlMs);
     const result = await withLock(ctx, site, async (token) => {
       const keys: CommitKeys = { ...importKeys(site, token), ...incoming, ...idempotencyKeys(site, key?.key) };
+      if (tally.based > 0 && !(await basesHold(ctx, keys, token, tally))) return STALE;
       // Published only into an empty site: every product created.
       const counts = countsOf(tally.ids, tally.ids, 0, replace, 0);
       const record = key && { ...key, counts };

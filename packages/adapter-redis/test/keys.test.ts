@@ -57,6 +57,7 @@ describe("key layout", () => {
     expect(importKeys(keys, "ab12").stageSkus).toBe("catalog:{shopify:shop-1}:stage:ab12:skus");
     expect(importKeys(keys, "ab12").stageIds).toBe("catalog:{shopify:shop-1}:stage:ab12:ids");
     expect(incomingKeys(keys, "ab12").inPositions).toBe("catalog:{shopify:shop-1}:in:ab12:pos");
+    expect(incomingKeys(keys, "ab12").inBases).toBe("catalog:{shopify:shop-1}:in:ab12:bases");
     expect(siteKeys(checkKeyPrefix(""), { siteType: "a", siteId: "b" }).products).toBe("{a:b}:products");
   });
 

@@ -11,6 +11,7 @@ import { checkKeyPrefix, LOCK_FIELD, MERGING_FIELD, siteKeys } from "../src/keys
 import { callScript } from "../src/lua.ts";
 import { ACQUIRE } from "../src/scripts/acquire.ts";
 import { RELEASE } from "../src/scripts/release.ts";
+import { REMOVE_MERGING } from "../src/scripts/remove-merging.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { leaveMerging } from "./support/merging.ts";
 import { product } from "./support/products.ts";
@@ -237,6 +238,20 @@ describeWithRedis("Redis store on a standalone server", () => {
       expect(await admin.hmget(keys.products, LOCK_FIELD, MERGING_FIELD)).toEqual([null, null]);
       expect(await checkIndex(admin, "specific", site)).toEqual([]);
       expect(await store.find(site, "s3", "sku")).toBeUndefined();
+    });
+
+    test("a remove through an unfinished merge (out of memory) with an expected product removes it only while it is that one", async () => {
+      const site = uniqueSite();
+      const keys = keysOf(site);
+      await admin.hset(keys.products, "a", encodeProduct(product("a", "s1")));
+      await leaveMerging(admin, keys, [product("a", "s2")]);
+      const remove = (expected: Product) =>
+        callScript(admin, REMOVE_MERGING, keys, { key: "a", by: "id", expected: encodeProduct(expected) });
+      expect(await remove(product("a", "s1"))).toEqual({ outcome: "ok", product: product("a", "s2") });
+      expect(await admin.hexists(keys.mergingProducts, "a")).toBe(1);
+      expect(await remove(product("a", "s2"))).toEqual({ outcome: "ok", product: product("a", "s2") });
+      expect(await admin.hexists(keys.mergingProducts, "a")).toBe(0);
+      expect(await admin.hexists(keys.products, "a")).toBe(0);
     });
 
     for (const [path, others] of [

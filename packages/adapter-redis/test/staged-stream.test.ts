@@ -573,6 +573,133 @@ describeWithRedis("beginImport on Redis", () => {
     expect(await stagingOf(site)).toEqual([]);
   });
 
+  describe("bases of a merge staged in Redis (clause 7 of commit)", () => {
+    const STALE = { applied: false, conflicts: [], stale: true };
+    // Each chunk staged with its products' bases, positions counting from 1.
+    async function addBased(
+      staged: StagedImport,
+      chunks: readonly (readonly Product[])[],
+      bases: (p: Product) => Product | null,
+    ) {
+      let position = 0;
+      for (const chunk of chunks) {
+        await staged.add(
+          chunk,
+          chunk.map(() => ++position),
+          chunk.map(bases),
+        );
+      }
+    }
+
+    test("bases that hold apply, into an empty site and beside products; one changed refuses the whole import", async () => {
+      const store = open();
+      const site = uniqueSite();
+      const first = await store.beginImport(site, write);
+      await addBased(first, [range("id", 0, 700)], () => null);
+      expect(await first.commit()).toEqual({ applied: true, counts: { created: 700, updated: 0, unchanged: 0 } });
+      const stored = new Map(range("id", 0, 700).map((p) => [p.id, p]));
+      const base = (p: Product) => stored.get(p.id) ?? null;
+      await upsert(store, site, [product("id-650", "sku-id-650", { title: "meanwhile" })], write);
+      const stale = await store.beginImport(site, write);
+      await addBased(stale, [range("id", 0, 700, { price: 3 }), range("id", 700, 100)], base);
+      expect(await stale.commit()).toEqual(STALE);
+      expect(await store.find(site, "id-0")).toEqual(product("id-0", "sku-id-0"));
+      expect(await store.find(site, "id-700")).toBeUndefined();
+      stored.set("id-650", product("id-650", "sku-id-650", { title: "meanwhile" }));
+      const again = await store.beginImport(site, write);
+      await addBased(again, [range("id", 0, 700, { price: 3 }), range("id", 700, 100)], base);
+      expect(await again.commit()).toEqual({ applied: true, counts: { created: 100, updated: 700, unchanged: 0 } });
+      expect(await stagingOf(site)).toEqual([]);
+      // Into an empty site, a base that is a product is stale.
+      const empty = uniqueSite();
+      const into = await store.beginImport(empty, write);
+      await addBased(into, [range("id", 0, 700)], (p) => (p.id === "id-5" ? p : null));
+      expect(await into.commit()).toEqual(STALE);
+      expect(await productIds(redis.admin, keysOf(empty))).toEqual([]);
+      expect(await stagingOf(empty)).toEqual([]);
+    });
+
+    test("in:bases expires with the import's keys, and an id staged again without a base loses its own", async () => {
+      const store = open();
+      const site = uniqueSite();
+      await upsert(store, site, [product("id-1", "sku-id-1")], write);
+      const staged = await store.beginImport(site, write);
+      await addBased(staged, [range("id", 0, 700, { price: 2 })], (p) => (p.id === "id-1" ? p : null));
+      await store.ping();
+      const keys = await incomingOf(site);
+      expect(await redis.admin.hlen(keys.inBases)).toBe(700);
+      expect(await redis.admin.pttl(keys.inBases)).toBeGreaterThan(INCOMING_TTL_MS - 5_000);
+      // id-1's base is not what the site holds: once staged again without one, it is no precondition.
+      await staged.add(
+        range("id", 0, 10, { price: 5 }),
+        range("id", 0, 10).map((_, i) => 701 + i),
+      );
+      await store.ping();
+      expect(await redis.admin.hlen(keys.inBases)).toBe(690);
+      expect(await staged.commit()).toEqual({ applied: true, counts: { created: 699, updated: 1, unchanged: 0 } });
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
+    test("stale comes before the import's own conflicts, and a replace is refused alike", async () => {
+      const store = open();
+      const site = uniqueSite();
+      await upsert(store, site, [product("a", "sa")], write);
+      const contested = await store.beginImport(site, write);
+      await addBased(contested, [range("id", 0, 400), [product("x", "sku-id-3")]], () => null);
+      // x claims the sku of id-3 (a conflict among the import's own ids), and a's base is stale.
+      await contested.add([product("a", "sa", { price: 1 })], [402], [product("a", "sa", { title: "old" })]);
+      expect(await contested.commit()).toEqual(STALE);
+      const replace = await store.beginImport(site, { dryRun: false, replace: true });
+      await addBased(replace, [range("id", 0, 400)], (p) => (p.id === "id-0" ? p : null));
+      expect(await replace.commit()).toEqual(STALE);
+      expect(await productIds(redis.admin, keysOf(site))).toEqual(["a"]);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
+    test("concurrent read-modify-writes staged in Redis all land (no lost update)", async () => {
+      // Two products per import, one per chunk: every commit takes the staged path.
+      const store = open({ chunkSize: 1 });
+      const site = uniqueSite();
+      await upsert(store, site, [product("p", "sp"), product("q", "sq")], write);
+      const fields = ["title", "description", "url", "featured_image"] as const;
+      await Promise.all(
+        fields.map(async (field) => {
+          for (let attempt = 0; attempt < 100; attempt++) {
+            const bases = [(await store.find(site, "p")) as Product, (await store.find(site, "q")) as Product];
+            const staged = await store.beginImport(site, write);
+            await staged.add(
+              bases.map((base) => ({ ...base, [field]: `${field}-new` })),
+              [1, 2],
+              bases,
+            );
+            const result = await staged.commit();
+            if (result.applied) return;
+            expect(result).toEqual(STALE);
+          }
+          throw new Error(`${field} never landed`);
+        }),
+      );
+      const landed = Object.fromEntries(fields.map((field) => [field, `${field}-new`]));
+      expect(await store.find(site, "p")).toEqual({ ...product("p", "sp"), ...landed });
+      expect(await store.find(site, "q")).toEqual({ ...product("q", "sq"), ...landed });
+      expect(await stagingOf(site)).toEqual([]);
+    });
+
+    test("an in:bases evicted before commit: STORAGE_UNAVAILABLE saying so, never applied without its preconditions", async () => {
+      const store = open();
+      const site = uniqueSite();
+      await upsert(store, site, [product("seed", "seed-sku")], write);
+      const staged = await store.beginImport(site, write);
+      await addBased(staged, [range("id", 0, 700)], () => null);
+      await store.ping();
+      await redis.admin.del((await incomingOf(site)).inBases);
+      const outcome = await settle(staged.commit());
+      expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
+      expect(await productIds(redis.admin, keysOf(site))).toEqual(["seed"]);
+      expect(await stagingOf(site)).toEqual([]);
+    });
+  });
+
   describe("lost replies", () => {
     let proxy: FaultProxy;
     beforeAll(async () => {

@@ -96,11 +96,3 @@ export function mergeFields(
   }
   return undefined;
 }
-
-/** Two patches of one product as one: the later's fields over the earlier's. */
-export function composeFields(
-  earlier: Readonly<Record<string, unknown>>,
-  later: Readonly<Record<string, unknown>>,
-): Record<string, unknown> {
-  return { ...earlier, ...later };
-}

@@ -115,11 +115,12 @@ export interface StagedImport {
    *    atomic step as the products (never one without the other), and expires after
    *    `key.retainMs`. A refused import records nothing. The record is checked in that atomic
    *    step; the claim may be checked before it (a claim taken later meets the record).
-   * 7. Preconditions, judged first: for each id whose last `add` gave it a base, the stored product
-   *    with that id must still be its base (`encodeProduct` equal; a `null` base: no product has
-   *    the id). If any is not, nothing is written and the answer is
+   * 7. Preconditions, judged before conflicts: for each id whose last `add` gave it a base, the
+   *    stored product with that id must still be its base (`encodeProduct` equal; a `null` base:
+   *    no product has the id). If any is not, nothing is written and the answer is
    *    `{ applied: false, conflicts: [], stale: true }`, in a dry run too: the catalog reads the
-   *    products again and retries. This is how a merge never loses a concurrent update.
+   *    products again and retries. This is how a merge never loses a concurrent update. Whether
+   *    the key's record (6) is judged before or after is the store's choice: a retry meets it.
    *
    * The staging is released either way. An import neither committed nor aborted (its process
    * died) never becomes visible, and its staging does not outlive it for long.

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { CatalogError } from "../src/errors.ts";
 import type { CatalogStore, StagedImport } from "../src/store.ts";
 import { checkClosed, checkLostBackend } from "../src/testing/failures.ts";
+import { checkReadModifyWrites } from "../src/testing/preconditions.ts";
 
 interface Faults {
   readonly closeDoesNothing?: boolean;
@@ -74,5 +75,31 @@ describe("the clause on close", () => {
     await expect(checkClosed(() => flaggedStore({ closeDoesNothing: true }).store)).rejects.toThrow(
       /after close resolved/,
     );
+  });
+});
+
+describe("the clause on concurrent read-modify-writes", () => {
+  // The memory store, deaf to bases: every commit writes what it was given.
+  function baseless(): CatalogStore {
+    const inner = createMemoryStore();
+    return {
+      ...inner,
+      async beginImport(site, options) {
+        const staged = await inner.beginImport(site, options);
+        return {
+          add: (products, positions) => staged.add(products, positions),
+          commit: staged.commit,
+          abort: staged.abort,
+        };
+      },
+    };
+  }
+
+  it("passes a store that checks bases", async () => {
+    await expect(checkReadModifyWrites(createMemoryStore(), ["title", "price", "url"], 1)).resolves.toBeUndefined();
+  });
+
+  it("fails a store that ignores bases: a concurrent update is lost", async () => {
+    await expect(checkReadModifyWrites(baseless(), ["title", "price", "url"], 1)).rejects.toThrow();
   });
 });

@@ -354,3 +354,37 @@ test.prop([fc.array(recordArb, { maxLength: 30 }), productArb()], { numRuns: 60 
     for (const [id, expected] of model) expect(await catalog.getProduct(site, id)).toEqual(expected);
   },
 );
+
+describe("merges among the other options", () => {
+  test("an Idempotency-Key replays a merge; the same key with another mode or missing is another call", async () => {
+    const catalog = newCatalog();
+    await catalog.importProducts(site, [product("a", "sa")]);
+    const options = { ...merge, idempotencyKey: "k1" };
+    const first = await catalog.importProducts(site, [{ id: "a", price: 1 }], options);
+    await catalog.patchProduct(site, "a", { price: 2 });
+    // A replay answers the counts its commit recorded (what the store keeps with the key).
+    const { total, created, updated, unchanged } = first;
+    expect(await catalog.importProducts(site, [{ id: "a", price: 1 }], options)).toEqual({
+      total,
+      created,
+      updated,
+      unchanged,
+      dryRun: false,
+      replayed: true,
+    });
+    expect((await catalog.getProduct(site, "a")).price).toBe(2);
+    const other = await failure(catalog.importProducts(site, [{ id: "a", price: 1 }], { ...options, missing: "skip" }));
+    expect(other.code).toBe("IDEMPOTENCY_KEY_REUSED");
+  });
+
+  test("a platform's file merges: the fields it has change, the others stay", async () => {
+    const { LEGACY_CSV, SHOP, hoodie } = await import("./support/shopify-samples.ts");
+    const catalog = newCatalog();
+    await catalog.importCsv(site, LEGACY_CSV, { profile: "shopify", shopUrl: SHOP });
+    await catalog.patchProduct(site, "hoodie", { description: null });
+    // The legacy file has no description for the hoodie's other fields to keep: its own description comes back.
+    const summary = await catalog.importCsv(site, LEGACY_CSV, { profile: "shopify", shopUrl: SHOP, ...merge });
+    expect(summary).toMatchObject({ profile: "shopify", skipped: 0 });
+    expect(await catalog.getProduct(site, "hoodie")).toEqual(hoodie);
+  });
+});

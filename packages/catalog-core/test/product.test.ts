@@ -44,6 +44,16 @@ describe("ProductSchema", () => {
     expect(decodeProduct(encodeProduct(product))).toEqual(product);
   });
 
+  // encodeProduct is written field by field for speed; stored encodings must stay what they were.
+  test.prop([productArb(), fc.double({ min: 0, max: Number.MAX_VALUE, noNaN: true })], { numRuns: 500 })(
+    "encoding is JSON.stringify's of the fields in schema order, character for character",
+    (product, price) => {
+      for (const p of [product, { ...product, price, price_max: price, price_min: 0 }]) {
+        expect(encodeProduct(p)).toBe(JSON.stringify(p, PRODUCT_FIELDS as string[]));
+      }
+    },
+  );
+
   test.prop([productArb()])("encoding is canonical: key order and absent optionals do not matter", (product) => {
     const reversed = Object.fromEntries(Object.entries(product).reverse()) as Product;
     expect(encodeProduct(reversed)).toBe(encodeProduct(product));

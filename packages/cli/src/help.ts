@@ -69,6 +69,11 @@ ${CONNECTION}
                             instead of refusing the file
   --replace                 the file becomes the site's whole catalog: products not in it are deleted
   --allow-empty             let --replace take an empty file (it empties the site)
+  --merge                   change only the fields the file carries of the products it names, by
+                            id, else by sku: a CSV of sku,price,available changes prices and stock
+  --missing error|skip|create
+                            with --merge, a record that names no product: refuses the file
+                            (error, the default), is skipped and counted, or is created whole
   --dry-run                 check and count, write nothing
   --json                    print the server's answer, one JSON line, on standard output
   --idempotency-key KEY     the key to send (default: a new random one)

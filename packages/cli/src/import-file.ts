@@ -39,6 +39,22 @@ function target(to: Connection, kind: FileKind, query: Record<string, string>): 
   return endpoint(to, kind.format === "csv" || kind.format === "tsv" ? CSV_PATH : BULK_PATH, query);
 }
 
+const MISSING = ["error", "skip", "create"];
+
+// The query of `--replace`, or of `--merge` and its `--missing`; the mistakes the server would
+// refuse only once the file is sent are said before.
+function modeOf(values: { replace: boolean; merge: boolean; missing?: string | undefined }): Record<string, string> {
+  const { replace, merge, missing } = values;
+  if (replace && merge) throw new UsageError("Give --replace or --merge, not both");
+  if (missing !== undefined && !merge) throw new UsageError("--missing takes effect with --merge only");
+  if (missing !== undefined && !MISSING.includes(missing)) {
+    throw new UsageError(`--missing takes error, skip or create; got ${JSON.stringify(missing)}`);
+  }
+  if (replace) return { mode: "replace" };
+  if (!merge) return {};
+  return missing === undefined ? { mode: "merge" } : { mode: "merge", missing };
+}
+
 /** Runs `catalog-kit import`; returns the exit code. */
 export async function importFile(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -52,6 +68,8 @@ export async function importFile(args: readonly string[]): Promise<number> {
       format: { type: "string" },
       "dry-run": { type: "boolean", default: false },
       replace: { type: "boolean", default: false },
+      merge: { type: "boolean", default: false },
+      missing: { type: "string" },
       "allow-empty": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       "idempotency-key": { type: "string" },
@@ -66,12 +84,13 @@ export async function importFile(args: readonly string[]): Promise<number> {
   if (!(every > 0)) throw new UsageError("--progress-every must be a number of seconds");
   const key = values["idempotency-key"] ?? randomUUID();
   if (!KEY.test(key)) throw new UsageError("--idempotency-key must be 1 to 255 visible ASCII characters");
+  const mode = modeOf(values);
   const kind = importKind(file, formatOption(values.format));
   // Before the connection's own checks: a file that needs --shop-url says so whatever else is missing.
   const query = await profileQuery(file, kind, values, (line) => process.stderr.write(`catalog-kit: ${line}\n`));
   const to = await connection(values);
   if (values["dry-run"]) query.dryRun = "true";
-  if (values.replace) query.mode = "replace";
+  Object.assign(query, mode);
   if (values["allow-empty"]) query.allowEmpty = "true";
 
   const body = await importBody(file, kind);

@@ -26,6 +26,8 @@ interface Summary {
   readonly updated: number;
   readonly unchanged: number;
   readonly deleted?: number;
+  readonly skipped?: number;
+  readonly skippedKeys?: readonly string[];
   readonly dryRun?: boolean;
 }
 
@@ -39,10 +41,24 @@ function isSummary(body: unknown): body is Summary {
 }
 
 /** The summary of a successful import with its counts written for people: 20,000, not 20000. */
-export function summaryLine({ total, created, updated, unchanged, deleted, dryRun }: Summary): string {
+export function summaryLine({
+  total,
+  created,
+  updated,
+  unchanged,
+  deleted,
+  skipped,
+  skippedKeys,
+  dryRun,
+}: Summary): string {
   const n = formatCount;
   const products = `${n(total)} ${total === 1 ? "product" : "products"}`;
-  const gone = deleted === undefined ? "" : `, ${n(deleted)} deleted`;
+  // A merge names the keys it skipped, the first ones: which records named no product.
+  const keys =
+    skippedKeys !== undefined && skippedKeys.length > 0
+      ? ` (${skippedKeys.slice(0, 5).join(", ")}${(skipped ?? 0) > 5 ? ", ..." : ""})`
+      : "";
+  const gone = `${deleted === undefined ? "" : `, ${n(deleted)} deleted`}${skipped === undefined ? "" : `, ${n(skipped)} skipped${keys}`}`;
   return dryRun
     ? `Dry run: ${products} checked (${n(created)} would be created, ${n(updated)} updated, ${n(unchanged)} unchanged${gone}); nothing was written`
     : `Imported ${products}: ${n(created)} created, ${n(updated)} updated, ${n(unchanged)} unchanged${gone}`;

@@ -37,6 +37,7 @@ export function bodyHash(): Hash {
 /** The options of an import that identify it besides its body. */
 export interface KeyedRequest {
   readonly mode: string | undefined;
+  readonly missing: string | undefined;
   readonly dryRun: boolean;
   readonly allowEmpty: boolean;
   /** How a document is read (`profile`, `shopUrl`, ...), as the query gave them; other names are not read. */
@@ -44,7 +45,7 @@ export interface KeyedRequest {
 }
 
 /**
- * The fingerprint of an import request: its method, path, site, `mode`, `dryRun`, `allowEmpty`,
+ * The fingerprint of an import request: its method, path, site, `mode` and `missing`, `dryRun`, `allowEmpty`,
  * reading options, `Content-Type`, and the SHA-256 of its decoded body (`body`, read to its end first).
  */
 export function requestFingerprint(req: IncomingMessage, path: string, site: Site, options: KeyedRequest, body: Hash) {
@@ -54,14 +55,17 @@ export function requestFingerprint(req: IncomingMessage, path: string, site: Sit
     const value = options.reading[name];
     print.part(value === undefined ? "" : `=${value}`);
   }
-  return print
-    .part(req.method ?? "")
-    .part(path)
-    .part(siteKey(site))
-    .part(options.mode ?? "upsert")
-    .part(String(options.dryRun))
-    .part(String(options.allowEmpty))
-    .part(req.headers["content-type"] ?? "")
-    .part(body.digest())
-    .digest();
+  return (
+    print
+      .part(req.method ?? "")
+      .part(path)
+      .part(siteKey(site))
+      // One part for both, so that the print of a request without `missing` is what it was before it existed.
+      .part(`${options.mode ?? "upsert"}${options.missing === undefined ? "" : `:${options.missing}`}`)
+      .part(String(options.dryRun))
+      .part(String(options.allowEmpty))
+      .part(req.headers["content-type"] ?? "")
+      .part(body.digest())
+      .digest()
+  );
 }

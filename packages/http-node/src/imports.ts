@@ -9,6 +9,7 @@ import {
   type DocumentImportOptions,
   type ImportMode,
   type ImportSummary,
+  type MissingPolicy,
   type Site,
   type StreamFormat,
 } from "@catalog-kit/catalog-core";
@@ -42,11 +43,18 @@ const APPLY: Readonly<
   csvContent: (catalog, site, payload, options) => catalog.importCsv(site, payload, options),
 };
 
-// The options of an import from its query; the catalog checks `mode` and names it when it is bad.
+// The options of an import from its query; the catalog checks `mode` and `missing` (given
+// without a merge too) and names them when they are bad.
 function importOptions(params: Readonly<Record<string, string>>): BulkImportOptions {
   const dryRun = parseFlag("dryRun", params.dryRun);
   const allowEmpty = parseFlag("allowEmpty", params.allowEmpty);
-  return params.mode === undefined ? { dryRun, allowEmpty } : { dryRun, allowEmpty, mode: params.mode as ImportMode };
+  const { mode, missing } = params;
+  return {
+    dryRun,
+    allowEmpty,
+    ...(mode === undefined ? {} : { mode: mode as ImportMode }),
+    ...(missing === undefined ? {} : { missing: missing as MissingPolicy }),
+  };
 }
 
 // How the document is read, from the query, as given: the catalog checks every value, and the
@@ -77,8 +85,8 @@ function keyed(
   hash: Hash | undefined,
 ): ImportCall {
   if (key === undefined || hash === undefined) return options;
-  const { mode, dryRun = false, allowEmpty = false } = options;
-  const keyedRequest = { mode, dryRun, allowEmpty, reading: ctx.params };
+  const { mode, missing, dryRun = false, allowEmpty = false } = options;
+  const keyedRequest = { mode, missing, dryRun, allowEmpty, reading: ctx.params };
   const fingerprint = () => requestFingerprint(ctx.req, ctx.path, site, keyedRequest, hash);
   return { ...options, idempotencyKey: key, fingerprint };
 }

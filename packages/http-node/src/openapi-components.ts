@@ -73,9 +73,17 @@ const parameters = {
     name: "mode",
     in: "query",
     required: false,
-    schema: { type: "string", enum: ["upsert", "replace"], default: "upsert" },
+    schema: { type: "string", enum: ["upsert", "replace", "merge"], default: "upsert" },
     description:
-      "`replace`: the request is the site's whole catalog; the site's other products are deleted in the same all-or-nothing step, their skus freed, and counted in `deleted`",
+      "`replace`: the request is the site's whole catalog; the site's other products are deleted in the same all-or-nothing step, their skus freed, and counted in `deleted`. `merge`: each record names a product by `id`, else by `sku`, and changes only the fields it carries (`null` removes an optional field in JSON and NDJSON; an empty CSV cell leaves the field as it is; a CSV header may be any columns that include `id` or `sku`); the products it does not name are left as they are",
+  },
+  missing: {
+    name: "missing",
+    in: "query",
+    required: false,
+    schema: { type: "string", enum: ["error", "skip", "create"], default: "error" },
+    description:
+      "With mode=merge only (else 400 naming `missing`): what a record that names no product of the site does. `error`: a located problem with `code` `PRODUCT_NOT_FOUND`, and nothing is written; `skip`: it is counted in `skipped` (its key in `skippedKeys`); `create`: it is created, and must then be a whole product",
   },
   allowEmpty: {
     name: "allowEmpty",
@@ -92,10 +100,31 @@ const parameters = {
     description: "Run every check and count, write nothing",
   },
   ...READING_PARAMETERS,
+  ifNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    schema: { type: "string" },
+    example: '"3x0sQm1Hq3yXw2n8dVb6pTzKf0a"',
+    description:
+      "`*`, or a comma-separated list of entity tags (an `ETag` the server gave, `W/` allowed): when one names the product's current copy (weak comparison), the answer is 304 with the `ETag` and no body. A malformed value is 400 naming the header.",
+  },
+  ifMatch: {
+    name: "If-Match",
+    in: "header",
+    required: false,
+    schema: { type: "string" },
+    example: '"3x0sQm1Hq3yXw2n8dVb6pTzKf0a"',
+    description:
+      '`*`, or a comma-separated list of entity tags: the request is applied only while the stored product is one of them (strong comparison: a weak tag `W/"..."` never matches), checked atomically with the write; otherwise 412 `PRECONDITION_FAILED` and nothing is written. A malformed value is 400 naming the header.',
+  },
 };
 
 /** The `X-Request-Id` header every answer carries. */
 export const REQUEST_ID_HEADER = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
+
+/** The `ETag` header of an answer about one product. */
+export const ETAG_HEADER = { ETag: { $ref: "#/components/headers/ETag" } };
 
 /** A problem+json response, with the request id header. */
 export const problem = (description: string) => ({
@@ -103,6 +132,24 @@ export const problem = (description: string) => ({
   headers: REQUEST_ID_HEADER,
   content: { "application/problem+json": { schema: ref("Problem") } },
 });
+
+/**
+ * The body of a PATCH, made from the product's schema: every field optional, each optional one
+ * nullable (`null` removes it, RFC 7396), the required ones never null.
+ */
+function patchSchema(product: object): object {
+  const { properties, required } = product as { properties: Record<string, object>; required: string[] };
+  const fields = Object.entries(properties).map(([name, schema]) => [
+    name,
+    required.includes(name) ? schema : { anyOf: [schema, { type: "null" }], description: "`null` removes it" },
+  ]);
+  return {
+    type: "object",
+    description: `A JSON Merge Patch (RFC 7396) of a product: the fields it carries replace the stored ones, \`null\` removes an optional field, the others are left as they are; the result must be a valid product. \`id\` may be given only as the product's own. ${KEY_RULES}`,
+    properties: Object.fromEntries(fields),
+    additionalProperties: false,
+  };
+}
 
 /** The document's components; the bulk schema carries the product limit. */
 export function openApiComponents(maxProductsPerRequest: number): object {
@@ -113,6 +160,11 @@ export function openApiComponents(maxProductsPerRequest: number): object {
     headers: {
       RequestId: {
         description: "The request's id: the client's X-Request-Id when valid, else a generated one",
+        schema: { type: "string" },
+      },
+      ETag: {
+        description:
+          "The strong entity tag of the stored product: the same in every view, changed by any change of any field; send it back in `If-Match` (PATCH, DELETE) or `If-None-Match` (GET)",
         schema: { type: "string" },
       },
     },
@@ -131,6 +183,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
         description: `CSV text: a header row of product field names, then one product per row. ${KEY_RULES}`,
       }),
       SingleImportRequest: importRequest("product", { ...ref("Product"), description: KEY_RULES }),
+      ProductPatch: patchSchema(withoutDialect(Product)),
       ImportSummary: {
         type: "object",
         properties: {
@@ -140,6 +193,16 @@ export function openApiComponents(maxProductsPerRequest: number): object {
           updated: { type: "integer" },
           unchanged: { type: "integer" },
           deleted: { type: "integer", description: "With mode=replace: the site's products the request did not name" },
+          skipped: {
+            type: "integer",
+            description: "With mode=merge: the records that named no product (with missing=skip; 0 otherwise)",
+          },
+          skippedKeys: {
+            type: "array",
+            items: { type: "string" },
+            maxItems: 100,
+            description: "With mode=merge: the id (or sku) of the first 100 records skipped, in request order",
+          },
           dryRun: { const: true, description: "Present when nothing was written" },
           profile: {
             type: "string",
@@ -190,10 +253,18 @@ export function openApiComponents(maxProductsPerRequest: number): object {
                 item: { type: "integer", description: "Item (entry) of an XML feed, from 1" },
                 element: { type: "string", description: "Element of that item (`price`, `link`)" },
                 parameter: { type: "string", description: "Query or path parameter" },
-                header: { type: "string", description: "Request header (`Idempotency-Key`)" },
+                header: {
+                  type: "string",
+                  description: "Request header (`Idempotency-Key`, `If-Match`, `If-None-Match`)",
+                },
                 message: { type: "string" },
                 sku: { type: "string" },
                 heldBy: { type: "string", description: "Id of the product that holds the sku" },
+                code: {
+                  type: "string",
+                  enum: ["PRODUCT_NOT_FOUND"],
+                  description: "What the problem is when not a value's: a merge's record that names no product",
+                },
               },
               required: ["message"],
             },

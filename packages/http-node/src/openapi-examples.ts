@@ -61,6 +61,8 @@ export const EXAMPLES = {
     ],
     nextCursor: "dHNoaXJ0LTAwMQ",
   },
+  patchProduct: { price: 17.9, available: false, description: null },
+  patched: (({ description: _, ...rest }) => ({ ...rest, price: 17.9, available: false }))(product),
   deleteResult: { message: 'Product "tshirt-001" (sku "TS-001-BLK-M") deleted' },
   health: { status: "ok" },
   openapi: { openapi: "3.1.0", info: { title: "catalog-kit product catalog", version: manifest.version }, paths: {} },

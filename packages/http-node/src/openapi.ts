@@ -10,9 +10,10 @@ import {
 } from "@catalog-kit/catalog-core";
 import manifest from "../package.json" with { type: "json" };
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
-import { json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
+import { ETAG_HEADER, json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES, FEED_QUERY, RAW_EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
 import type { Operation, OperationDoc, PublishedLimits, RawBody } from "./operation.ts";
+import { MERGE_PATCH_TYPE } from "./patch.ts";
 import { RETRY_AFTER_SECONDS } from "./problem.ts";
 import { ROUTES } from "./routes.ts";
 
@@ -33,6 +34,21 @@ const jsonBody = (schema: object, example: unknown) => ({
 });
 
 const REQUEST_ID = { $ref: "#/components/parameters/requestId" };
+const CONDITION = {
+  read: { $ref: "#/components/parameters/ifNoneMatch" },
+  write: { $ref: "#/components/parameters/ifMatch" },
+} as const;
+const NOT_MODIFIED = {
+  description: "`If-None-Match` names the product's current copy: no body",
+  headers: { ...REQUEST_ID_HEADER, ...ETAG_HEADER },
+};
+const PRECONDITION = problem(
+  "`PRECONDITION_FAILED`: the stored product is none of the copies `If-Match` names (it changed); nothing was written",
+);
+const BODY_PROBLEMS = {
+  "408": problem("`REQUEST_TIMEOUT`: the body sent nothing for too long; the connection is closed"),
+  "413": problem("`PAYLOAD_TOO_LARGE` or `TOO_MANY_PRODUCTS`; the body carries `limit` and `received`"),
+};
 const PRODUCT_ID = { $ref: "#/components/parameters/productId" };
 // Content-Encoding describes the body, so it is said with the body: as a header parameter,
 // generic clients would send `gzip` with whatever body they made, which is no gzip.
@@ -46,7 +62,7 @@ const IDEMPOTENCY_KEY = {
   schema: { type: "string", pattern: '^(?!""$)[!-~]{1,255}$' },
   example: "3f1c2d9e-6f0a-4d8b-9a57-2c1e8b7d4a10",
   description:
-    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `dryRun`, `allowEmpty`, the reading parameters such as `profile`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
+    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `missing`, `dryRun`, `allowEmpty`, the reading parameters such as `profile`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
 };
 const REPLAYED_HEADER = {
   description:
@@ -103,14 +119,63 @@ function textContent(types: Readonly<Record<string, StreamFormat>>, schema: obje
   return content;
 }
 
+// The codes of the 400 answers of each kind of operation on products, besides its not-found ones.
+function clientErrors(op: Operation, doc: OperationDoc): { codes: string; notFound: string } {
+  if (op.body !== undefined) {
+    return {
+      codes:
+        "`INVALID_JSON`, `INVALID_ENCODING`, `VALIDATION_FAILED`, `INVALID_CSV`, `INVALID_XML`, `SITE_REQUIRED`, `SKU_CONFLICT`, `PRODUCT_NOT_FOUND` (located: a merge's record that names no product)",
+      notFound: "`SITE_NOT_FOUND`",
+    };
+  }
+  const codes =
+    doc.request === undefined
+      ? "`VALIDATION_FAILED`"
+      : "`INVALID_JSON`, `INVALID_ENCODING`, `VALIDATION_FAILED` (located by JSON pointers into the patch), `SKU_CONFLICT`";
+  return { codes, notFound: "`SITE_NOT_FOUND`, `PRODUCT_NOT_FOUND`" };
+}
+
+// The answers particular to a kind of operation: an import's, a patch's, a precondition's.
+function bodyResponses(op: Operation, doc: OperationDoc): object {
+  const conditional =
+    doc.conditional === "read" ? { "304": NOT_MODIFIED } : doc.conditional === "write" ? { "412": PRECONDITION } : {};
+  if (op.body !== undefined) {
+    return {
+      ...BODY_PROBLEMS,
+      "409": {
+        ...KEY_IN_USE,
+        description: `${KEY_IN_USE.description}. Or, with mode=merge, \`CONCURRENT_UPDATE\`: the products it changes were changed by other writes while it ran, again and again; nothing was written, send it again`,
+      },
+      "422": problem(
+        "`IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used for another request; nothing was written",
+      ),
+      "415": problem(
+        "`UNSUPPORTED_MEDIA_TYPE`: the body must be of a media type the operation lists, in UTF-8, and its Content-Encoding gzip or none",
+      ),
+    };
+  }
+  if (doc.request === undefined) return conditional;
+  return {
+    ...conditional,
+    ...BODY_PROBLEMS,
+    "409": problem(
+      "`CONCURRENT_UPDATE`: the product was changed by other writes while the patch was applied, again and again; nothing was written, send it again",
+    ),
+    "415": problem(
+      "`UNSUPPORTED_MEDIA_TYPE`: the body must be JSON (`application/merge-patch+json` or `application/json`) in UTF-8, and its Content-Encoding gzip or none",
+    ),
+  };
+}
+
 // The answers of an operation: its success, the problems its kind can meet, and the default.
 function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): object {
   const { answer } = doc;
+  const tagged = doc.conditional === undefined ? REQUEST_ID_HEADER : { ...REQUEST_ID_HEADER, ...ETAG_HEADER };
   const success = {
     description: answer.description,
     headers:
       op.body === undefined
-        ? REQUEST_ID_HEADER
+        ? tagged
         : { ...REQUEST_ID_HEADER, Deprecation: DEPRECATION_HEADER, "Idempotent-Replayed": REPLAYED_HEADER },
     // The list serves exports too, for older clients; only the export publishes them.
     content:
@@ -120,31 +185,12 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
   };
   const storage = doc.storage ? { "503": UNAVAILABLE } : {};
   if (!op.token) return { "200": success, "4XX": RESERVED_4XX, ...storage, default: DEFAULT_PROBLEM };
-  const missing =
-    op.body === undefined
-      ? { codes: "`VALIDATION_FAILED`", notFound: "`SITE_NOT_FOUND`, `PRODUCT_NOT_FOUND`" }
-      : {
-          codes:
-            "`INVALID_JSON`, `INVALID_ENCODING`, `VALIDATION_FAILED`, `INVALID_CSV`, `INVALID_XML`, `SITE_REQUIRED`, `SKU_CONFLICT`",
-          notFound: "`SITE_NOT_FOUND`",
-        };
+  const missing = clientErrors(op, doc);
   return {
     "200": success,
     "400": problem(notFound === 400 ? `${missing.codes}, ${missing.notFound}` : missing.codes),
     ...(notFound === 404 ? { "404": problem(missing.notFound) } : {}),
-    ...(op.body === undefined
-      ? {}
-      : {
-          "408": problem("`REQUEST_TIMEOUT`: the body sent nothing for too long; the connection is closed"),
-          "409": KEY_IN_USE,
-          "422": problem(
-            "`IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used for another request; nothing was written",
-          ),
-          "413": problem("`PAYLOAD_TOO_LARGE` or `TOO_MANY_PRODUCTS`; the body carries `limit` and `received`"),
-          "415": problem(
-            "`UNSUPPORTED_MEDIA_TYPE`: the body must be of a media type the operation lists, in UTF-8, and its Content-Encoding gzip or none",
-          ),
-        }),
+    ...bodyResponses(op, doc),
     "401": problem("Access token missing or invalid (`UNAUTHORIZED`)"),
     ...storage,
     default: DEFAULT_PROBLEM,
@@ -160,7 +206,15 @@ function parameters(path: string, op: Operation): object[] | undefined {
     ...op.query.map((param) => param.doc),
     REQUEST_ID,
     ...(op.body === undefined ? [] : [IDEMPOTENCY_KEY]),
+    ...(op.doc?.conditional === undefined ? [] : [CONDITION[op.doc.conditional]]),
   ];
+}
+
+// A JSON body: a merge patch under its own media type first, then as any JSON.
+function requestContent(request: NonNullable<OperationDoc["request"]>): object {
+  const schema = ref(request.schema);
+  const body = jsonBody(schema, request.example);
+  return request.patch ? { [MERGE_PATCH_TYPE]: { schema, example: request.example }, ...body } : body;
 }
 
 function describe(path: string, op: Operation, doc: OperationDoc, limits: PublishedLimits, notFound: 400 | 404) {
@@ -180,7 +234,7 @@ function describe(path: string, op: Operation, doc: OperationDoc, limits: Publis
             required: true,
             description: GZIP,
             content: {
-              ...jsonBody(ref(doc.request.schema), doc.request.example),
+              ...requestContent(doc.request),
               ...(raw === undefined ? {} : textContent(raw.types, { type: "string", description: raw.what }, raw)),
             },
           },
@@ -210,13 +264,13 @@ export function buildOpenApi(settings: OpenApiSettings): object {
       // The package's own version, so that the document cannot drift from what is installed.
       version: manifest.version,
       license: { name: "MIT", identifier: "MIT" },
-      description: `Imports, retrieves and deletes the products of a site. JSON request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows); raw CSV, TSV, XML and NDJSON bodies, streamed, at most ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products. Every error is an RFC 9457 problem+json body with a stable \`code\`.`,
+      description: `Imports, retrieves, changes and deletes the products of a site. JSON request bodies may hold at most ${settings.maxBodyBytes} bytes and ${settings.maxProductsPerRequest} products (or CSV rows); raw CSV, TSV, XML and NDJSON bodies, streamed, at most ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products. Every error is an RFC 9457 problem+json body with a stable \`code\`.`,
     },
     security: [{ ServiceAccessToken: [] }],
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
       { name: "Import", description: "Create or replace products, one, a list, or CSV text at a time" },
-      { name: "Products", description: "Retrieve or delete one product" },
+      { name: "Products", description: "Retrieve, change or delete one product; list or export a site's" },
       { name: "Service", description: "Health and this document; no token needed" },
     ],
     paths,

@@ -24,7 +24,7 @@ export const importing =
     const site =
       "the site the siteId and siteType query parameters name (or, deprecated, the JSON body's fields), else the token's default site";
     return (
-      `Imports ${typeof what === "string" ? what : what(limits)} into ${site}. A product whose id exists is replaced. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}` +
+      `Imports ${typeof what === "string" ? what : what(limits)} into ${site}. A product whose id exists is replaced; with \`mode=merge\`, each record changes only the fields it carries of the product it names by id, else by sku (see \`mode\` and \`missing\`), and the answer counts the records skipped. Every product is checked before anything is written: one invalid product, or one sku held by another id, and nothing is. ${KEY_RULES}` +
       (raw === undefined
         ? ""
         : ` The body may instead be ${raw.what} (${types.join(" or ")}), streamed: decoded, checked and staged while it arrives, up to ${limits.maxStreamBytes} bytes and ${limits.maxProductsPerStream} products, with the same promises (nothing is visible until the whole body has arrived and every product is valid; problems are located: ${located}).${PROFILES}`)
@@ -42,3 +42,7 @@ export const LIST =
 /** The description of the export. */
 export const EXPORTS =
   "Every product of the site the siteId and siteType query parameters name (else the token's default site) as full Product Objects in the import formats, as `Accept` chooses: CSV with the spec's header (the default, when Accept names neither), or NDJSON, one product a line. Streamed: importing it back gives the same products (an empty description excepted in CSV, which cannot tell it from none). With `profile=google` or `profile=meta`, the site as a Google Merchant Center or Meta product feed instead (`text/tab-separated-values`, whatever Accept names), its prices in `currency`, else the site's configured currency (without either, 400 naming `currency`); posting it back with the same profile and currency imports the same products.";
+
+/** The description of a patch. */
+export const PATCHING =
+  "Changes the fields the body carries, a JSON Merge Patch (RFC 7396): each field given replaces the stored one, `null` removes an optional field, the others stay as they are. The result must be a valid product, its sku free in the site (`SKU_CONFLICT` otherwise); an unknown field, `null` for a required one, or an `id` other than the product's own is a 400 located by JSON pointers into the body. Applied atomically against concurrent writes; with `If-Match`, only while the stored product is a copy named (412 otherwise). Answers every field of the product as stored after it, and its `ETag`.";

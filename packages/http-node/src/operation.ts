@@ -25,8 +25,13 @@ export interface OperationDoc {
   readonly tag: "Import" | "Products" | "Service";
   /** Its successful answer: JSON, with an example; an export's text, with an example of each format. */
   readonly answer: { readonly description: string; readonly schema: object; readonly example?: unknown };
-  /** An import's JSON envelope: its schema among the components, and an example. */
-  readonly request?: { readonly schema: string; readonly example: unknown };
+  /** A JSON body: its schema among the components, and an example; `patch`: a JSON Merge Patch. */
+  readonly request?: { readonly schema: string; readonly example: unknown; readonly patch?: boolean };
+  /**
+   * An operation on one product, whose answers carry its `ETag`: `read` takes `If-None-Match`
+   * (a 304), `write` takes `If-Match` (a 412).
+   */
+  readonly conditional?: "read" | "write";
   /** Whether it asks the storage, and so may answer 503. */
   readonly storage: boolean;
 }

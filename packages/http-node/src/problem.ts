@@ -183,7 +183,9 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
     detail = clip(error.message);
   }
   problems = problems.map(clipEntry);
-  const status = NOT_FOUND_CODES.has(code) ? notFoundStatus : STATUS[code];
+  // `notFoundStatus` is the answer of a resource that is not there; a merge's records that name no
+  // product are located problems of a request to a resource that is.
+  const status = NOT_FOUND_CODES.has(code) && problems.length === 0 ? notFoundStatus : STATUS[code];
   if (status === 503) headers = { ...headers, "retry-after": String(RETRY_AFTER_SECONDS) };
   if (code === "IDEMPOTENCY_KEY_IN_USE") headers = { ...headers, "retry-after": String(KEY_IN_USE_RETRY_SECONDS) };
   const body: ProblemBody = {

@@ -36,10 +36,24 @@ export const IMPORT_SITE_TYPE = siteParam("siteType", "to import into, whatever 
 export const BY = component("by");
 /** An import that checks and counts, and writes nothing. */
 export const DRY_RUN = component("dryRun");
-/** `upsert` or `replace`: a full sync. */
+/** `upsert`, `replace` (a full sync) or `merge` (the fields given). */
 export const MODE = component("mode");
+/** What a merge does with a record that names no product. */
+export const MISSING = component("missing");
 /** Lets a replace empty the site. */
 export const ALLOW_EMPTY = component("allowEmpty");
+/** What a lookup answers of the product: its retrieval shape, or every field. */
+export const VIEW: QueryParam = {
+  name: "view",
+  doc: {
+    name: "view",
+    in: "query",
+    required: false,
+    schema: { type: "string", enum: ["basic", "full"], default: "basic" },
+    description:
+      "`basic`: the retrieval shape (`id`, `sku`, `title`, `featured_image`, `url`); `full`: every field of the stored product, as PATCH answers it. The `ETag` is the same in both.",
+  },
+};
 /** Products per page of a list. */
 export const LIMIT: QueryParam = {
   name: "limit",

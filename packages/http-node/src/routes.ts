@@ -4,14 +4,13 @@
 // from here.
 import { serveList } from "./browse.ts";
 import { serveImport } from "./imports.ts";
-import { serveDelete, serveGet } from "./lookup.ts";
 import { ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
 import { type Operation, operation } from "./operation.ts";
-import { EXPORTS, find, importing, LIST } from "./operation-docs.ts";
+import { EXPORTS, importing, LIST } from "./operation-docs.ts";
+import { lookups } from "./product-routes.ts";
 import {
   ALLOW_EMPTY,
-  BY,
   CURSOR,
   DRY_RUN,
   EXPORT_CURRENCY,
@@ -19,6 +18,7 @@ import {
   IMPORT_SITE_ID,
   IMPORT_SITE_TYPE,
   LIMIT,
+  MISSING,
   MODE,
   READING,
   SITE_ID,
@@ -35,9 +35,10 @@ export type Resource =
   | { readonly kind: "single" | "bulk" | "csv" | "export" | "health" | "openapi" | "metrics" }
   | { readonly kind: "product"; readonly rawId: string };
 
-/** What the handler does for a request: look a product up, delete it, import, or answer a fixed resource. */
+/** What the handler does for a request: look a product up, change or delete it, import, or answer a fixed resource. */
 export type Action =
   | "get"
+  | "patch"
   | "delete"
   | "list"
   | "export"
@@ -48,7 +49,7 @@ export type Action =
   | "openapi"
   | "metrics";
 
-type Method = "GET" | "DELETE" | "POST";
+type Method = "GET" | "PATCH" | "DELETE" | "POST";
 
 /** A resource of the table: its path (an OpenAPI path template) and its operations by method. */
 export interface Route {
@@ -56,46 +57,13 @@ export interface Route {
   readonly methods: Readonly<Partial<Record<Method, Operation>>>;
 }
 
-const IMPORT_QUERY = [DRY_RUN, MODE, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE, ...READING];
+const IMPORT_QUERY = [DRY_RUN, MODE, MISSING, ALLOW_EMPTY, IMPORT_SITE_ID, IMPORT_SITE_TYPE, ...READING];
 const EXPORT_QUERY = [SITE_ID, SITE_TYPE, EXPORT_PROFILE, EXPORT_CURRENCY];
 const IMPORTED = {
   description: "Products imported (or, with dryRun, checked and counted)",
   schema: ref("ImportSummary"),
   example: EXAMPLES.importSummary,
 };
-
-// Retrieve and delete of one key: `suffix` names the operations, `what` the product. GET and
-// DELETE on /bulk are the lookup of the key "bulk": the same operations, without productId.
-const lookups = (suffix: string, what: string, key: string) => ({
-  GET: operation({
-    action: "get",
-    token: true,
-    query: [SITE_ID, SITE_TYPE, BY],
-    serve: serveGet,
-    doc: {
-      operationId: `getProduct${suffix}`,
-      summary: `Retrieve ${what}`,
-      description: find(key),
-      tag: "Products",
-      answer: { description: "The product", schema: ref("ProductView"), example: EXAMPLES.productView },
-      storage: true,
-    },
-  }),
-  DELETE: operation({
-    action: "delete",
-    token: true,
-    query: [SITE_ID, SITE_TYPE, BY],
-    serve: serveDelete,
-    doc: {
-      operationId: `deleteProduct${suffix}`,
-      summary: `Delete ${what}`,
-      description: `Deletes the product GET would return and frees its sku. ${find(key)}`,
-      tag: "Products",
-      answer: { description: "The product was deleted", schema: ref("DeleteResult"), example: EXAMPLES.deleteResult },
-      storage: true,
-    },
-  }),
-});
 
 /** The route table. Its methods, in order, make the `Allow` header of a 405; HEAD is GET. */
 export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {

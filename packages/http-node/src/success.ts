@@ -32,15 +32,16 @@ function plural(count: number): string {
 
 /**
  * The body of a successful import: `{ message, total, created, updated, unchanged }`, plus
- * `deleted` for a replace, `dryRun: true` for a dry run, and the document's `profile` and
- * `ignoredColumns` when the summary has them.
+ * `deleted` for a replace, `skipped` and `skippedKeys` for a merge, `dryRun: true` for a dry run,
+ * and the document's `profile` and `ignoredColumns` when the summary has them.
  */
 export function summaryText(summary: ImportSummary): string {
-  const { total, created, updated, unchanged, deleted, dryRun, profile, ignoredColumns } = summary;
-  const gone = deleted === undefined ? "" : `, ${deleted} deleted`;
+  const { total, created, updated, unchanged, deleted, skipped, skippedKeys, dryRun, profile, ignoredColumns } =
+    summary;
+  const more = `${deleted === undefined ? "" : `, ${deleted} deleted`}${skipped === undefined ? "" : `, ${skipped} skipped`}`;
   const message = dryRun
-    ? `Dry run: ${total} ${plural(total)} checked (${created} would be created, ${updated} updated, ${unchanged} unchanged${deleted === undefined ? "" : `, ${deleted} deleted`}); nothing was written`
-    : `Imported ${total} ${plural(total)}: ${created} created, ${updated} updated, ${unchanged} unchanged${gone}`;
+    ? `Dry run: ${total} ${plural(total)} checked (${created} would be created, ${updated} updated, ${unchanged} unchanged${more}); nothing was written`
+    : `Imported ${total} ${plural(total)}: ${created} created, ${updated} updated, ${unchanged} unchanged${more}`;
   const body = {
     message,
     total,
@@ -48,6 +49,7 @@ export function summaryText(summary: ImportSummary): string {
     updated,
     unchanged,
     ...(deleted === undefined ? {} : { deleted }),
+    ...(skipped === undefined ? {} : { skipped, skippedKeys: skippedKeys ?? [] }),
     ...(dryRun ? { dryRun: true } : {}),
     ...(profile === undefined ? {} : { profile }),
     ...(ignoredColumns === undefined ? {} : { ignoredColumns }),

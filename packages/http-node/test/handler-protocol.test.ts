@@ -35,10 +35,11 @@ describe("routing", () => {
   it("answers 405 METHOD_NOT_ALLOWED with Allow", async () => {
     const cases: [string, string, string][] = [
       ["DELETE", BASE, "GET, HEAD, POST"],
-      ["PUT", `${BASE}/bulk`, "GET, HEAD, DELETE, POST"],
+      ["PUT", `${BASE}/bulk`, "GET, HEAD, PATCH, DELETE, POST"],
       ["GET", `${BASE}/bulk/csv`, "POST"],
-      ["POST", `${BASE}/some-id`, "GET, HEAD, DELETE"],
-      ["PATCH", `${BASE}/some-id`, "GET, HEAD, DELETE"],
+      ["POST", `${BASE}/some-id`, "GET, HEAD, PATCH, DELETE"],
+      ["PUT", `${BASE}/some-id`, "GET, HEAD, PATCH, DELETE"],
+      ["PATCH", BASE, "GET, HEAD, POST"],
       ["POST", "/healthz", "GET, HEAD"],
       ["DELETE", "/openapi.json", "GET, HEAD"],
     ];

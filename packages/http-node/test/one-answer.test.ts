@@ -13,6 +13,7 @@ import { CHANNELS, type Channel, type CsvText, toCsv, toNdjson } from "./support
 import { conflictingLists, productLists } from "./support/one-answer-arbitraries.ts";
 import { BATCH_CASES } from "./support/one-answer-batches.ts";
 import { CSV_CASES } from "./support/one-answer-csv.ts";
+import { MERGE_CASES } from "./support/one-answer-merge.ts";
 import { type Case, expectOneAnswer, reachesStore, runCase, sendEverywhere } from "./support/one-answer-run.ts";
 import { VALIDATION_CASES } from "./support/one-answer-validation.ts";
 import { type ReachRecording, recordReach } from "./support/store-reach.ts";
@@ -90,6 +91,9 @@ describeEachStore("one answer per rule", (store) => {
   });
   describe("CSV", () => {
     for (const c of cases(CSV_CASES)) it(c.name, () => runCase(server, c, reach));
+  });
+  describe("merges", () => {
+    for (const c of cases(MERGE_CASES)) it(c.name, () => runCase(server, c, reach));
   });
 
   describe("properties", () => {

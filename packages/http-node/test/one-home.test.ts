@@ -17,10 +17,10 @@ describe("the route table", () => {
   it("gives the Allow headers of every resource, as published before", () => {
     expect(ALLOW).toEqual({
       single: "GET, HEAD, POST",
-      bulk: "GET, HEAD, DELETE, POST",
+      bulk: "GET, HEAD, PATCH, DELETE, POST",
       csv: "POST",
       export: "GET, HEAD",
-      product: "GET, HEAD, DELETE",
+      product: "GET, HEAD, PATCH, DELETE",
       health: "GET, HEAD",
       openapi: "GET, HEAD",
       metrics: "GET, HEAD",
@@ -34,13 +34,14 @@ describe("the route table", () => {
     },
   );
 
-  it("maps HEAD to GET, and GET/DELETE on bulk to the lookup of a product", () => {
+  it("maps HEAD to GET, and GET/PATCH/DELETE on bulk to those of a product", () => {
     for (const kind of KINDS) expect(actionOf(kind, "HEAD")).toBe(actionOf(kind, "GET"));
-    expect([actionOf("bulk", "GET"), actionOf("bulk", "DELETE"), actionOf("bulk", "POST")]).toEqual([
-      "get",
-      "delete",
-      "bulk",
-    ]);
+    expect([
+      actionOf("bulk", "GET"),
+      actionOf("bulk", "PATCH"),
+      actionOf("bulk", "DELETE"),
+      actionOf("bulk", "POST"),
+    ]).toEqual(["get", "patch", "delete", "bulk"]);
     expect(actionOf("product", undefined)).toBeUndefined();
   });
 });

@@ -22,10 +22,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-// Imports first, so that lookups find what they name, and deletes last.
-const ORDER: Readonly<Record<string, number>> = { post: 0, get: 1, delete: 2 };
-// GET and DELETE on /bulk look up the key "bulk", which no example imports.
-const NOT_FOUND = new Set(["getProductBulk", "deleteProductBulk"]);
+// Imports first, so that lookups and patches find what they name, and deletes last.
+const ORDER: Readonly<Record<string, number>> = { post: 0, get: 1, patch: 2, delete: 3 };
+// GET, PATCH and DELETE on /bulk look up the key "bulk", which no example imports.
+const NOT_FOUND = new Set(["getProductBulk", "patchProductBulk", "deleteProductBulk"]);
 type Example = { example?: unknown; "x-example-query"?: Record<string, string> };
 
 // Every example parameter, and every required one (with its example): what a client copies.

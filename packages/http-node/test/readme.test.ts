@@ -38,6 +38,15 @@ it("README.md: every curl of the tour answers, in demo mode, what the README sho
     expect({ command, status: response.status }).toEqual({ command, status });
     if (expected !== undefined) expect(body).toEqual(expectedFor(expected, response.headers.get("x-request-id")));
   }
+  // The conditional GET is shown with the answer's head, not a JSON body: its status and ETag are checked.
+  const [, shown, head] =
+    /^```bash\n(curl [^\n]*If-None-Match[^\n]*)\n```\n+```http\n([\s\S]*?)```/m.exec(readme) ?? [];
+  const conditional = await performCurl(
+    parseCurl((shown as string).replaceAll(DOC_URL, url).replaceAll("$TOKEN", token)),
+  );
+  const [statusLine, etagLine] = (head as string).trim().split("\n");
+  expect(statusLine).toBe(`HTTP/1.1 ${conditional.status} Not Modified`);
+  expect(etagLine).toBe(`etag: ${conditional.headers.get("etag")}`);
 });
 
 it("README.md: the own-server snippet starts one server on its port and closes it", async () => {

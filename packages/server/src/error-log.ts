@@ -8,6 +8,7 @@ import type { AccessLogEntry, Action } from "@catalog-kit/http-node";
 // Routes whose success means the storage answered (a service route such as /openapi.json never asks it).
 const STORAGE_ROUTES: ReadonlySet<Action | "unknown"> = new Set([
   "get",
+  "patch",
   "delete",
   "list",
   "export",

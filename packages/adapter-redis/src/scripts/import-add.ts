@@ -1,6 +1,8 @@
 // ADD: one chunk of a large import, staged in keys of its own in the shape of a site.
 import type { Chunk } from "../chunk.ts";
-import { script } from "../lua.ts";
+import type { KeyName } from "../keys.ts";
+import { type ScriptDefinition, script } from "../lua.ts";
+import type { Decoders } from "../reply.ts";
 
 export interface AddArgs {
   /** How long the import's keys live after this call. */
@@ -10,12 +12,16 @@ export interface AddArgs {
   /** The positions of the chunk's products in the import, in order. */
   readonly positions: readonly number[];
   readonly products: Chunk;
+  /**
+   * Once an add of the import gave bases, each product's: the canonical JSON of its base, `""`
+   * for a `null` base, or `"-"` for none (which drops a base an earlier add gave its id).
+   */
+  readonly bases?: readonly string[] | undefined;
 }
 
-/** Stages one chunk of a `beginImport` import, out of sight, in the shape of a site. */
-export const ADD = script({
+const definition = {
   name: "import-add",
-  keys: ["inProducts", "inSkuOf", "inSkus", "inIds", "inPositions"],
+  keys: ["inProducts", "inSkuOf", "inSkus", "inIds", "inPositions"] as const,
   lua: `
 --[[ import-add: one chunk of an import begun with beginImport. Takes no lock and reads nothing
   of the site: skus are judged at commit, on the state after the import. Keeps the import in the
@@ -27,11 +33,14 @@ export const ADD = script({
   positions are kept as they came, with the ids, one entry of in:pos per chunk: only a
   conflict needs them.
   ARGV[1] ttl of the import's keys (ms)  ARGV[2] the chunk's number in the import  ARGV[3] the
-  chunk's positions, separated by spaces, in the order of its products; ARGV[4..] the products
-  (see products()), whose ids are distinct
+  chunk's positions, separated by spaces, in the order of its products; ARGV[4] how many bases
+  follow: none, or one per product (its canonical JSON, "" for a null base, "-" for none);
+  then the products (see products()), whose ids are distinct
   Returns what the chunk changed, for the client to sum: {"ok", ids new to the import, skus
-  claimed, skus more than one id claims, skus one id claims but whose holder is unknown}. ]]
-local ids, skus, jsons, n = products(4)
+  claimed, skus more than one id claims, skus one id claims but whose holder is unknown,
+  entries in:bases gained}. ]]
+local given = tonumber(ARGV[4])
+local ids, skus, jsons, n = products(5 + given)
 local byId, skuOf = {}, {}
 for i = 1, n do
   local k = 2 * i
@@ -144,12 +153,31 @@ if #gone > 0 then bulk('HDEL', K.inSkus, gone) end
 -- Ids hold no control characters (see keys.ts).
 redis.call('HSET', K.inPositions, ARGV[2], ARGV[3] .. '\\n' .. table.concat(ids, '\\n'))
 for _, k in ipairs({K.inProducts, K.inSkuOf, K.inSkus, K.inIds, K.inPositions}) do redis.call('PEXPIRE', k, ARGV[1]) end
-return {'ok', #fresh, claimed, contested, unheld}
+-- Only a merge gives bases: other imports never touch in:bases.
+local based = 0
+if given > 0 then
+  local set, unset = {}, {}
+  for i = 1, n do
+    local base = ARGV[4 + i]
+    if base == '-' then
+      unset[#unset + 1] = ids[i]
+    else
+      set[#set + 1] = ids[i]
+      set[#set + 1] = base
+    end
+  end
+  if #set > 0 then based = bulk('HSET', K.inBases, set) end
+  if #unset > 0 then based = based - bulk('HDEL', K.inBases, unset) end
+  redis.call('PEXPIRE', K.inBases, ARGV[1])
+end
+return {'ok', #fresh, claimed, contested, unheld, based}
 `,
-  args: ({ ttlMs, chunkNumber, positions, products }: AddArgs) => [
+  args: ({ ttlMs, chunkNumber, positions, products, bases = [] }: AddArgs) => [
     ttlMs,
     chunkNumber,
     positions.join(" "),
+    bases.length,
+    ...bases,
     ...products.args,
   ],
   replies: {
@@ -158,6 +186,17 @@ return {'ok', #fresh, claimed, contested, unheld}
       claimed: reply.int(1),
       contested: reply.int(2),
       unheld: reply.int(3),
+      based: reply.int(4),
     }),
   },
-});
+} satisfies ScriptDefinition<KeyName, AddArgs, Decoders>;
+
+/** Stages one chunk of a `beginImport` import, out of sight, in the shape of a site. */
+export const ADD = script({ ...definition, keys: [...definition.keys] });
+
+/**
+ * ADD for a merge's import, which keeps its bases in in:bases. Only it declares that key: while
+ * the site's slot migrates, Redis refuses a script declaring a key that does not exist, and an
+ * import without bases never has one.
+ */
+export const ADD_BASED = script({ ...definition, name: "import-add-based", keys: [...definition.keys, "inBases"] });

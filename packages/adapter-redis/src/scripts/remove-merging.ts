@@ -13,9 +13,9 @@ export const REMOVE_MERGING = script({
   (the merging keys, which lie on top, and the site's), freeing its sku in each, so that find,
   list and the merge all see it gone; a merge left with nothing to fold in is ended. Writes only
   with HDEL, ZREM and UNLINK, which Redis allows when out of memory.
-  ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)
-  Returns {"busy"} while an import holds the site; the removed product's JSON (as
-  find returned it), or nil when nothing matched. ]]
+  ARGV[1] key  ARGV[2] "id", "sku" or "" (id, then sku)  ARGV[3] as remove's
+  Returns {"busy"} while an import holds the site; the matched product's JSON (as find returned
+  it; removed, unless ARGV[3] says otherwise), or nil when nothing matched. ]]
 if holder(K.products) then return {'busy'} end
 local key, by = ARGV[1], ARGV[2]
 if reserved(key) then return false end
@@ -35,6 +35,7 @@ if not id and by ~= 'id' then
   if json then id = held end
 end
 if not id then return false end
+if ARGV[3] ~= '' and json ~= ARGV[3] then return json end
 for _, layer in ipairs({
   {K.products, K.skus, K.skuOf, K.ids},
   {K.mergingProducts, K.mergingSkus, K.mergingSkuOf, K.mergingIds},

@@ -14,7 +14,8 @@ const POINTER_CHANNELS: ReadonlySet<Channel> = new Set(["bulk", "single", "ndjso
 /** Query options of an import. */
 export interface ImportQuery {
   readonly dryRun?: boolean;
-  readonly mode?: "replace";
+  readonly mode?: "replace" | "merge";
+  readonly missing?: "error" | "skip" | "create";
   readonly allowEmpty?: boolean;
 }
 
@@ -146,6 +147,7 @@ function queryOf(query: ImportQuery, site?: Site): string {
   const params = new URLSearchParams(site === undefined ? {} : { siteId: site.siteId, siteType: site.siteType });
   if (query.dryRun !== undefined) params.set("dryRun", String(query.dryRun));
   if (query.mode !== undefined) params.set("mode", query.mode);
+  if (query.missing !== undefined) params.set("missing", query.missing);
   if (query.allowEmpty !== undefined) params.set("allowEmpty", String(query.allowEmpty));
   const text = params.toString();
   return text === "" ? "" : `?${text}`;
