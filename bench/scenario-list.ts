@@ -80,6 +80,7 @@ export const SCENARIOS: readonly Scenario[] = [
     unavailable: [
       { name: "export", scenario: "export of a site over HTTP (NDJSON, CSV)" },
       { name: "mode=replace", scenario: "full sync over HTTP (mode=replace)" },
+      { name: "merge", scenario: "merge of a price-and-stock CSV over HTTP (mode=merge)" },
     ],
   },
 ];

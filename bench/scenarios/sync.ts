@@ -13,15 +13,21 @@
 // them (every tenth product gone), as a raw NDJSON body and as one bulk JSON envelope; in the same
 // rounds, each on an equal fresh site, the plain upsert of the same body. On PostgreSQL storage,
 // the replace only, against the same replace on Redis in the same rounds.
+//
+// Merge: a site of 1,000,000 products (5,000 with --quick), loaded first (not measured), then in
+// the same rounds against the same server the full re-import of the whole site's CSV (mode=upsert)
+// and the merge of a `sku,price,available` CSV (mode=merge), both streamed, both changing every
+// product's price and availability; memory, Redis and PostgreSQL storage.
 // The parts live in ../sync/; this is the run's outline.
 import { emit, guarded, progress } from "../report.ts";
 import { available, STORAGES, type Storage, unavailableNote } from "../rig.ts";
 import { exportPart } from "../sync/export.ts";
+import { mergeName, mergePart } from "../sync/merge.ts";
 import { postgresReplacePart } from "../sync/postgres.ts";
 import { type ReplaceData, replaceData, replacePart } from "../sync/replace.ts";
-import { count, EXPORT_PRODUCTS, only, PARTS, type Part, REPLACE_PRODUCTS } from "../sync/setup.ts";
+import { count, EXPORT_PRODUCTS, MERGE_PRODUCTS, only, PARTS, type Part, REPLACE_PRODUCTS } from "../sync/setup.ts";
 
-/** `--only memory|redis|postgres` and `--only export|replace` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres` and `--only export|replace|merge` (repeatable) narrow the run. */
 function wanted(storage: Storage, part: Part): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o) => (STORAGES as readonly string[]).includes(o));
@@ -78,4 +84,24 @@ if (wanted("postgres", "replace")) {
       await postgresReplacePart(data);
     });
   }
+}
+
+for (const storage of STORAGES) {
+  if (!wanted(storage, "merge")) continue;
+  if (!available(storage)) {
+    emit({
+      name: mergeName(storage),
+      scenario: `merge of a price-and-stock CSV, ${storage}`,
+      figure: null,
+      unit: "",
+      note: unavailableNote(storage),
+    });
+    continue;
+  }
+  await guarded(mergeName(storage), `merge of a price-and-stock CSV (mode=merge), ${storage}`, async () => {
+    progress(
+      `${storage}: the full re-import and a merge of sku,price,available into a site of ${count(MERGE_PRODUCTS)}`,
+    );
+    await mergePart(storage);
+  });
 }

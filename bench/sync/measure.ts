@@ -84,7 +84,11 @@ export const rounds = (n: number) => `median of ${n} round${n === 1 ? "" : "s"}`
  * The longest script call of all rounds of a case and of its baseline, with a note naming the
  * round's call, its count of calls of 10 ms or more and its longest command of any kind.
  */
-export function longestCall(subject: readonly { m: Measured }[], baseline: readonly { m: Measured }[]) {
+export function longestCall(
+  subject: readonly { m: Measured }[],
+  baseline: readonly { m: Measured }[],
+  roundCount = ROUNDS,
+) {
   const longest = (runs: readonly { m: Measured }[]) =>
     runs.reduce((a, b) => ((b.m.redis?.script ?? 0) > (a.m.redis?.script ?? 0) ? b : a)).m.redis as RedisFigures;
   const [a, b] = [longest(subject), longest(baseline)];
@@ -93,6 +97,6 @@ export function longestCall(subject: readonly { m: Measured }[], baseline: reado
   return {
     figure: a.script,
     baseline: b.script,
-    note: `longest of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}: ${what(a)}; baseline: ${what(b)}`,
+    note: `longest of ${roundCount} round${roundCount === 1 ? "" : "s"}: ${what(a)}; baseline: ${what(b)}`,
   };
 }

@@ -18,8 +18,12 @@ export const EXPORT_PRODUCTS = sizes?.[0] ?? (quick ? 5_000 : 1_000_000);
  * on each of three storages, which at 10,000 was about half of the scenario's time).
  */
 export const REPLACE_PRODUCTS = sizes?.[1] ?? (quick ? 4_000 : 100_000);
+/** Products of the merged site: `--size N` (the third), else 1,000,000 (5,000 with --quick). */
+export const MERGE_PRODUCTS = sizes?.[2] ?? (quick ? 5_000 : 1_000_000);
 /** Rounds of each part: every case once a round, in turn. */
 export const ROUNDS = quick ? 1 : 3;
+/** Rounds of the merge part: each case of it streams a whole site of a million products. */
+export const MERGE_ROUNDS = quick ? 1 : 2;
 /** Products per page of the list walk: the most a page may hold, and the export's own page. */
 export const PAGE = 1_000;
 /** The server's default `limits.maxBodyBytes` (50 MiB). */
@@ -31,8 +35,8 @@ export const SITE_TYPE = "bench";
 /** The product API's prefix. */
 export const API = "/external/product/v1";
 
-/** The two parts, as `--only` names them. */
-export type Part = "export" | "replace";
+/** The parts, as `--only` names them. */
+export type Part = "export" | "replace" | "merge";
 /** How a site is read back: the export in either format, or the JSON list walk. */
 export type ExportCase = "ndjson" | "csv" | "list";
 /** How a replaced site is sent: a raw NDJSON body or one bulk JSON envelope. */
@@ -40,8 +44,8 @@ export type Body = "ndjson" | "json";
 /** The import mode of a case. */
 export type Mode = "replace" | "upsert";
 
-/** Both parts, in the order they run. */
-export const PARTS: readonly Part[] = ["export", "replace"];
+/** Every part, in the order they run. */
+export const PARTS: readonly Part[] = ["export", "replace", "merge"];
 
 /** Bytes as MB. */
 export const megabytes = (bytes: number) => bytes / MB;
@@ -61,9 +65,12 @@ export const median = (values: readonly number[]) => {
 export const siteQuery = (site: Site) =>
   `siteId=${encodeURIComponent(site.siteId)}&siteType=${encodeURIComponent(site.siteType)}`;
 
-// The export's site, and four sites a round for the replace: one per case, each loaded afresh.
+// The export's site, four sites a round for the replace (one per case, each loaded afresh), and
+// the merge's site.
 /** The site the export part loads and reads back. */
 export const EXPORT_SITE: Site = { siteType: SITE_TYPE, siteId: "export" };
+/** The site the merge part loads, then imports again and merges into, round after round. */
+export const MERGE_SITE: Site = { siteType: SITE_TYPE, siteId: "merge" };
 /** The cases of the replace part, each into a site of its own a round. */
 export const REPLACE_CASES: readonly (readonly [Body, Mode])[] = [
   ["ndjson", "replace"],
@@ -79,6 +86,7 @@ export const replaceSite = (round: number, body: Body, mode: Mode): Site => ({
 /** Every site the configuration lists. */
 export const SITES: readonly Site[] = [
   EXPORT_SITE,
+  MERGE_SITE,
   ...Array.from({ length: ROUNDS }, (_, round) =>
     REPLACE_CASES.map(([body, mode]) => replaceSite(round, body, mode)),
   ).flat(),
@@ -101,6 +109,7 @@ export interface Summary {
   updated?: number;
   unchanged?: number;
   deleted?: number;
+  skipped?: number;
 }
 
 /** An import's counts; throws unless it was answered 200 with `total` products. */

@@ -235,6 +235,19 @@ describe("merges under concurrent writes", () => {
     expect(await catalog.getProduct(site, "a")).toEqual(product("a", "sa", { title: "other 1", price: 7 }));
   });
 
+  test("merged anew from its log: records of other fields, and rows that span lines, as they were sent", async () => {
+    const catalog = newCatalog(racingStore(1, (n) => ({ title: `other ${n}` })));
+    await catalog.importProducts(site, [product("a", "sa"), product("b", "sb", { price: 3 }), product("c", "sc")]);
+    const csv = 'sku,price,description\nsa,7,"two\nlines"\nsb,,x\nsc,8,\n';
+    const summary = await catalog.importStream(site, chunks(csv), { ...merge, format: "csv" });
+    expect(summary).toMatchObject({ updated: 3 });
+    expect(await catalog.getProduct(site, "a")).toEqual(
+      product("a", "sa", { title: "other 1", price: 7, description: "two\nlines" }),
+    );
+    expect(await catalog.getProduct(site, "b")).toEqual(product("b", "sb", { price: 3, description: "x" }));
+    expect(await catalog.getProduct(site, "c")).toEqual(product("c", "sc", { price: 8 }));
+  });
+
   test("a merge that keeps meeting other writes is CONCURRENT_UPDATE, nothing written", async () => {
     const catalog = newCatalog(racingStore(1_000, (n) => ({ title: `other ${n}` })));
     await catalog.importProducts(site, [product("a", "sa")]);
