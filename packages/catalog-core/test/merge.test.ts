@@ -12,30 +12,12 @@ import {
 import { productArb } from "@catalog-kit/catalog-core/testing";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
+import { failure, product } from "./support/catalog-calls.ts";
 
 const site = { siteId: "shop-1", siteType: "shopify" };
 
-const product = (id: string, sku: string, extra: Partial<Product> = {}): Product => ({
-  id,
-  sku,
-  title: `Product ${id}`,
-  available: true,
-  featured_image: "https://img.example/f.png",
-  url: `https://shop.example/${id}`,
-  ...extra,
-});
-
 function newCatalog(store: CatalogStore = createMemoryStore()): Catalog {
   return createCatalog({ store, sites: [site] });
-}
-
-async function failure(promise: Promise<unknown>): Promise<CatalogError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof CatalogError)) throw new Error(`expected a CatalogError, got ${String(error)}`);
-  return error;
 }
 
 async function* chunks(text: string) {
