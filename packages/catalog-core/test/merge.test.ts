@@ -3,7 +3,6 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import {
   type Catalog,
-  CatalogError,
   type CatalogStore,
   createCatalog,
   type Product,
