@@ -10,10 +10,9 @@ import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, type SiteKeys, siteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
 import { removeWhenFree, whenFree } from "./lock.ts";
-import { lookupBatcher } from "./lookup-batch.ts";
+import { lookupBatcher, skuLookupBatcher } from "./lookup-batch.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
-import { FIND } from "./scripts/find.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
 import { type Bases, UPSERT, UPSERT_KEYED } from "./scripts/upsert.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
@@ -134,6 +133,8 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     }
   }
 
+  const lookupBySku = skuLookupBatcher(ctx);
+
   const afterWrite = (keys: SiteKeys) => (replication ? replicated(connection, replication, keys.products) : undefined);
 
   // An import that fits in one script call: one UPSERT, the fast path of small imports. Under an
@@ -188,15 +189,18 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         // product, and the mark of an import still merging (then the product may lie in the
         // merging import: FIND_MERGING reads through it). A state field's name is no id (ids hold
         // no control characters), so such a key matches nothing.
+        if (key.charCodeAt(0) === 0) return undefined;
         if (by !== "sku") {
-          if (key.charCodeAt(0) === 0) return undefined;
           const [merging, json] = await bounded(connection, lookup(keys.products, key));
           if (merging !== null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
           if (json !== null) return decodeProduct(json);
           if (by === "id") return undefined;
         }
-        const found = await ctx.call(FIND, keys, { key, by });
-        return found.outcome === "ok" ? found.product : (await ctx.call(FIND_MERGING, keys, { key, by })).product;
+        // By sku, or by id then sku after a miss by id: one script call for all those asked of
+        // the site at once (FIND_SKUS reads the id again, as FIND did, in the same moment as the sku).
+        const found = await lookupBySku(keys, { key, by });
+        if (found !== "merging") return found.json === undefined ? undefined : decodeProduct(found.json);
+        return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
       }),
 
     list(site, after, limit) {
