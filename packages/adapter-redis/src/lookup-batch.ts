@@ -78,7 +78,7 @@ export type SkuLooked = { readonly json: string | undefined } | "merging";
 
 /**
  * Runs FIND_SKUS in batches, one call per site: lookups by sku, and lookups by id then sku
- * (`by` undefined), each answered as FIND answers it. The script does every read of a batch, so
+ * (`by` undefined), each answered as one script call per key answered it. The script does every read of a batch, so
  * its answers are one moment's, and it declares only the site's keys (one slot).
  */
 export function skuLookupBatcher(ctx: StoreContext): (keys: SiteKeys, lookup: SkuLookup) => Promise<SkuLooked> {

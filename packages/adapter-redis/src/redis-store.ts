@@ -197,7 +197,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
           if (by === "id") return undefined;
         }
         // By sku, or by id then sku after a miss by id: one script call for all those asked of
-        // the site at once (FIND_SKUS reads the id again, as FIND did, in the same moment as the sku).
+        // the site at once (FIND_SKUS reads the id again, in the same moment as the sku).
         const found = await lookupBySku(keys, { key, by });
         if (found !== "merging") return found.json === undefined ? undefined : decodeProduct(found.json);
         return (await ctx.call(FIND_MERGING, keys, { key, by })).product;

@@ -1,14 +1,15 @@
-// FIND_MERGING: FIND for a site with a committed import on top of it, still merging.
+// FIND_MERGING: a lookup of one key, for a site with a committed import on top of it, still merging.
 import type { KeyField } from "@catalog-kit/catalog-core";
 import { script } from "../lua.ts";
 
-/** FIND through a committed import that is still merging. */
+/** A lookup of one key through a committed import that is still merging. */
 export const FIND_MERGING = script({
   name: "find-merging",
   keys: ["products", "skus", "mergingProducts", "mergingSkus"],
   lua: `
---[[ find-merging: as find, for a site with a committed import still merging, which lies on
-  top of the site: its products win, and a site sku whose holder is merging was freed by the
+--[[ find-merging: a lookup of one key (by id, by sku, or by id then sku, as ARGV[2] is "id",
+  "sku" or ""), as find-skus answers it, for a site with a committed import still merging,
+  which lies on top of the site: its products win, and a site sku whose holder is merging was freed by the
   import, unless the import gives it to someone.
   Returns the product's JSON, or nil when none matches. ]]
 local key, by = ARGV[1], ARGV[2]

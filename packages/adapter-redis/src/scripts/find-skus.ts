@@ -1,4 +1,4 @@
-// FIND_SKUS: FIND for many keys of one site at once, in one read.
+// FIND_SKUS: lookups of many keys of one site at once, in one read.
 import type { KeyField } from "@catalog-kit/catalog-core";
 import { script } from "../lua.ts";
 
@@ -8,13 +8,14 @@ export interface SkuLookup {
   readonly by: Exclude<KeyField, "id"> | undefined;
 }
 
-/** Reads the product of each key as FIND would, unless a committed import is still merging. */
+/** Reads the product of each key, unless a committed import is still merging. */
 export const FIND_SKUS = script({
   name: "find-skus",
   keys: ["products", "skus"],
   lua: `
---[[ find-skus: ARGV is a list of pairs: how to look (FIND's ARGV[2], "sku" or ""), then the key.
-  Answers each pair as find would, in one call: {"ok", json or nil for each pair, in order};
+--[[ find-skus: ARGV is a list of pairs: how to look ("sku": by sku only; "": by id, then by sku
+  when no product has that id), then the key. A key that starts like a state field matches nothing.
+  Answers every pair in one call: {"ok", json or nil for each pair, in order};
   {"merging"} while a committed import is still merging (then find-merging reads through it,
   key by key). A script runs whole, so every answer reads the site as it stood at one moment. ]]
 if redis.call('HEXISTS', K.products, MERGING) == 1 then return {'merging'} end

@@ -20,7 +20,7 @@ export const REMOVE_CALL = {
   },
 };
 
-/** Removes what FIND would return and frees its sku, in one atomic call. */
+/** Removes what FIND_SKUS would return and frees its sku, in one atomic call. */
 export const REMOVE = script({
   name: "remove",
   keys: ["products", "skus", "skuOf", "ids"],
