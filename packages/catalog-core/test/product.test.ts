@@ -8,6 +8,7 @@ import {
   PRODUCT_LIMITS,
   type Product,
   ProductSchema,
+  productTag,
   productViewJson,
   sameProduct,
   toProductView,
@@ -53,6 +54,30 @@ describe("ProductSchema", () => {
       }
     },
   );
+
+  // Pairs that differ in one field, by one character or by where a text ends, as well as unrelated ones.
+  const neighbours = productArb().chain((p) =>
+    fc.tuple(
+      fc.constant(p),
+      fc.oneof(
+        productArb(),
+        fc
+          .constantFrom<Partial<Product>>(
+            { title: `${p.title}x` },
+            { description: p.description === undefined ? "" : undefined },
+            { price: (p.price ?? 0) + 1 },
+            { images: [...(p.images ?? []), p.url] },
+            { featured_image: p.url, url: p.featured_image },
+            { id: `${p.id}${p.sku}`, sku: p.id === p.sku ? `${p.sku}s` : p.sku.slice(0, 0) || "s" },
+          )
+          .map((change) => ({ ...p, ...change }) as Product),
+      ),
+    ),
+  );
+  test.prop([neighbours], { numRuns: 500 })("entity tags are equal exactly when the products are", ([a, b]) => {
+    expect(productTag(a) === productTag(b)).toBe(encodeProduct(a) === encodeProduct(b));
+    expect(productTag(a)).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+  });
 
   test.prop([productArb()])("encoding is canonical: key order and absent optionals do not matter", (product) => {
     const reversed = Object.fromEntries(Object.entries(product).reverse()) as Product;
