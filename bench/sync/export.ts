@@ -2,7 +2,7 @@
 // against the JSON list walk of the same site in the same rounds.
 import { request } from "node:http";
 import { PRODUCT_FIELDS, type Product, type Site } from "@catalog-kit/catalog-core";
-import { bodyOf, SEED } from "../body.ts";
+import { SEED } from "../body.ts";
 import { generateProducts } from "../data.ts";
 import { emit, type NamedBaseline, progress } from "../report.ts";
 import { type Rig, SERVER, type Storage, startRig } from "../rig.ts";
@@ -27,7 +27,7 @@ import {
   EXPORT_SITE,
   type ExportCase,
   fixed,
-  load,
+  loadGenerated,
   median,
   megabytes,
   PAGE,
@@ -160,16 +160,7 @@ export const exportName = (format: "ndjson" | "csv", storage: Storage) =>
 export async function exportPart(storage: Storage): Promise<void> {
   const rigged = await startRig(storage, "export", configOf());
   try {
-    progress(`${storage}: loading ${count(EXPORT_PRODUCTS)} products (one streamed NDJSON import, not measured)`);
-    const loadStarted = performance.now();
-    await load(
-      rigged.server,
-      EXPORT_SITE,
-      EXPORT_PRODUCTS,
-      bodyOf("ndjson", { products: 0, bytes: 0, lastLine: 0 }, { maxProducts: EXPORT_PRODUCTS }),
-    );
-    const loadSeconds = (performance.now() - loadStarted) / 1000;
-    progress(`  loaded in ${fixed(loadSeconds)} s (${count(Math.round(EXPORT_PRODUCTS / loadSeconds))} products/s)`);
+    await loadGenerated(rigged.server, storage, EXPORT_SITE, EXPORT_PRODUCTS);
     const first = generateProducts(1, SEED, 0)[0] as Product;
     const runs: Record<ExportCase, ExportRun[]> = { ndjson: [], csv: [], list: [] };
     const ratios: Record<"ndjson" | "csv", number[]> = { ndjson: [], csv: [] };

@@ -6,7 +6,7 @@
 import { request } from "node:http";
 import { setImmediate } from "node:timers/promises";
 import type { Product, Site } from "@catalog-kit/catalog-core";
-import { type Answer, bodyOf, post, SEED } from "../body.ts";
+import { type Answer, post, SEED } from "../body.ts";
 import { Connection } from "../client.ts";
 import { CSV_HEADER, generateProducts, toCsvRecord } from "../data.ts";
 import { emit, type NamedBaseline, progress, type Row } from "../report.ts";
@@ -28,7 +28,7 @@ import {
   configOf,
   count,
   fixed,
-  load,
+  loadGenerated,
   MERGE_PRODUCTS,
   MERGE_ROUNDS,
   MERGE_SITE,
@@ -287,16 +287,7 @@ export async function mergePart(storage: Storage): Promise<void> {
   const runs: Record<MergeCase, MergeRun[]> = { reimport: [], merge: [] };
   const ratios: number[] = [];
   try {
-    progress(`${storage}: loading ${count(MERGE_PRODUCTS)} products (one streamed NDJSON import, not measured)`);
-    const loadStarted = performance.now();
-    await load(
-      rigged.server,
-      MERGE_SITE,
-      MERGE_PRODUCTS,
-      bodyOf("ndjson", { products: 0, bytes: 0, lastLine: 0 }, { maxProducts: MERGE_PRODUCTS }),
-    );
-    const loadSeconds = (performance.now() - loadStarted) / 1000;
-    progress(`  loaded in ${fixed(loadSeconds)} s (${count(Math.round(MERGE_PRODUCTS / loadSeconds))} products/s)`);
+    await loadGenerated(rigged.server, storage, MERGE_SITE, MERGE_PRODUCTS);
     let variant = 0;
     for (let round = 0; round < MERGE_ROUNDS; round++) {
       const order: readonly MergeCase[] = round % 2 === 0 ? ["reimport", "merge"] : ["merge", "reimport"];

@@ -1,9 +1,10 @@
 // What both parts of the sync scenario share: the options and sizes, the sites the configuration
 // lists, how a site is loaded (not measured) and walked with the JSON list, and small helpers.
 import type { Site } from "@catalog-kit/catalog-core";
-import { type Answer, post } from "../body.ts";
+import { type Answer, bodyOf, post } from "../body.ts";
 import { Connection } from "../client.ts";
 import { benchOptions } from "../options.ts";
+import { progress } from "../report.ts";
 import type { Standalone } from "../standalone.ts";
 
 /** The command line of the scenario (options.ts). */
@@ -130,6 +131,15 @@ export async function load(
 ): Promise<void> {
   const answer = await post(server, TOKEN, `${API}/bulk?${siteQuery(site)}`, "application/x-ndjson", body);
   requireSummary(answer, `loading ${site.siteId}`, n);
+}
+
+/** Loads a site of `n` generated products by one streamed NDJSON import (not measured), saying how long it took. */
+export async function loadGenerated(server: Standalone, storage: string, site: Site, n: number): Promise<void> {
+  progress(`${storage}: loading ${count(n)} products (one streamed NDJSON import, not measured)`);
+  const started = performance.now();
+  await load(server, site, n, bodyOf("ndjson", { products: 0, bytes: 0, lastLine: 0 }, { maxProducts: n }));
+  const seconds = (performance.now() - started) / 1000;
+  progress(`  loaded in ${fixed(seconds)} s (${count(Math.round(n / seconds))} products/s)`);
 }
 
 /** Walks the site with the JSON list, `PAGE` a page, cursor after cursor; returns products and bytes seen. */
