@@ -19,7 +19,7 @@ import type {
 import { CSV_HEADER, csvRecord } from "./csv-write.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
-import { CatalogError, invalidOption, productNotFound, siteNotFound } from "./errors.ts";
+import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
 import { FEED_HEADER, feedLine } from "./feed-write.ts";
 import {
   type CallPrint,
@@ -31,8 +31,8 @@ import {
   streamPrint,
   valuePrint,
 } from "./idempotency.ts";
-import { encodeProduct, isProductKey, type Product } from "./product.ts";
-import { deleteProduct, patchProduct } from "./product-patch.ts";
+import { encodeProduct, type Product } from "./product.ts";
+import { deleteProduct, patchProduct, storedProduct } from "./product-patch.ts";
 import { checkCurrency, documentOptions, profileBook, readingPrint } from "./profiles/options.ts";
 import { checkSite, type Site, siteKey } from "./site.ts";
 import { type DocumentOptions, documentSource, listSource, productSource, type RecordSource } from "./sources.ts";
@@ -256,11 +256,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async getProduct(site, key, { by } = {}) {
       requireSite(site);
-      // A key no product can hold (NUL, a lone surrogate, too long...) names none, in any store:
-      // not asked, for some stores cannot even receive it.
-      const product = isProductKey(key) ? await store.find(site, key, by) : undefined;
-      if (product === undefined) throw productNotFound(key, by);
-      return product;
+      return storedProduct(store, site, key, by === undefined ? {} : { by });
     },
     async patchProduct(site, key, patch, options = {}) {
       requireSite(site);

@@ -5,7 +5,7 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { MissingPolicy } from "./catalog-options.ts";
 import { CatalogError } from "./errors.ts";
-import { mergeFields, type Patch, readPatch } from "./merge.ts";
+import { mergeFields, namedBy, type Patch, readPatch } from "./merge.ts";
 import { type Locator, type Place, Problems, type RecordPart } from "./parse.ts";
 import type { Product } from "./product.ts";
 import { KeyTable } from "./profiles/key-table.ts";
@@ -270,7 +270,8 @@ export class MergeStage {
         position = record.position;
         const at = (path: readonly PropertyKey[]) => locate(record.position, path);
         const fields = record.fields;
-        const by = fields.id !== undefined ? "id" : "sku";
+        // A logged record passed readPatch: it names its product.
+        const by = namedBy(fields) as "id" | "sku";
         const merged = this.merge(product, { by, key: fields[by] as string, fields }, at, problems);
         if (merged === undefined) break;
         product = merged;

@@ -47,6 +47,11 @@ export function readFields(record: unknown, at: At, problems: Problems): Record<
   return problems.count === before ? record : undefined;
 }
 
+/** The field that names a merge record's product: its `id`, else its `sku`; `undefined` when it has neither. */
+export function namedBy(fields: Readonly<Record<string, unknown>>): "id" | "sku" | undefined {
+  return fields.id !== undefined ? "id" : fields.sku !== undefined ? "sku" : undefined;
+}
+
 /**
  * A bulk merge's record, checked: its fields (`readFields`) and the key that names its product,
  * its `id`, else its `sku`; `undefined` with each problem added.
@@ -55,7 +60,7 @@ export function readPatch(record: unknown, at: At, problems: Problems): Patch | 
   const before = problems.count;
   const fields = readFields(record, at, problems);
   if (fields === undefined) return undefined;
-  const by = fields.id !== undefined ? "id" : fields.sku !== undefined ? "sku" : undefined;
+  const by = namedBy(fields);
   if (by === undefined) {
     problems.add({ ...at(["id"]), message: "Must have an id or a sku, naming the product to change" });
     return undefined;

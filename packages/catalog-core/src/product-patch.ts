@@ -13,8 +13,13 @@ import type { CatalogStore } from "./store.ts";
 
 const at = (path: readonly PropertyKey[]) => ({ pointer: toPointer(path) });
 
-// The product `key` names, held to the call's precondition.
-async function current(store: CatalogStore, site: Site, key: string, options: DeleteOptions): Promise<Product> {
+/** The product `key` names (by `options.by`), held to the call's precondition if any; else `PRODUCT_NOT_FOUND` or `PRECONDITION_FAILED`. */
+export async function storedProduct(
+  store: CatalogStore,
+  site: Site,
+  key: string,
+  options: DeleteOptions,
+): Promise<Product> {
   // A key no product can hold (NUL, a lone surrogate, too long...) names none, in any store.
   const product = isProductKey(key) ? await store.find(site, key, options.by) : undefined;
   if (product === undefined) throw productNotFound(key, options.by);
@@ -38,7 +43,7 @@ export async function patchProduct(
   const fields = readFields(patch, at, problems);
   problems.throwIfAny("VALIDATION_FAILED", "Invalid patch");
   for (let attempt = 1; ; attempt++) {
-    const base = await current(store, site, key, options);
+    const base = await storedProduct(store, site, key, options);
     const given = (fields as Record<string, unknown>).id;
     if (given !== undefined && given !== base.id) {
       problems.add({ ...at(["id"]), message: `The id names the product: it stays "${base.id}"` });
@@ -74,7 +79,7 @@ export async function deleteProduct(
     if (removed === undefined) throw productNotFound(key, options.by);
     return removed;
   }
-  const product = await current(store, site, key, options);
+  const product = await storedProduct(store, site, key, options);
   const removed = await store.remove(site, key, options.by, product);
   // Changed or gone since it was read: the copy the call names is no longer there.
   if (removed === undefined || !sameProduct(removed, product)) throw preconditionFailed();
