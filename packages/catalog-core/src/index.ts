@@ -42,6 +42,7 @@ export {
   type KeyPolicy,
   keyProblem,
 } from "./idempotency.ts";
+export { DecodedBodies } from "./decoded-bodies.ts";
 export { productJsonSchemas } from "./json-schema.ts";
 export { jsonString } from "./json-string.ts";
 export { KeyBook } from "./key-book.ts";

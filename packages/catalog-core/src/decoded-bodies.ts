@@ -1,0 +1,49 @@
+// The bodies a store decoded its products from, kept beside the products while they live. A store
+// that checks a merge's bases compares each base with what it holds: with the body it read, it
+// sends a digest of exactly that, without encoding the product again (an encoding and the hash of
+// its text cost about three times the hash of a body read), and never calls a product stale for
+// being stored in an older spelling of the same JSON.
+import { decodeProduct, encodeProduct, PRODUCT_FIELDS, type Product } from "./product.ts";
+
+// What a product was decoded from, and what it held then: every field, and the images one by one
+// (an array changes in place).
+interface Decoded {
+  readonly body: string;
+  readonly values: readonly unknown[];
+  readonly images: readonly string[] | undefined;
+}
+
+// Whether `product` still holds what it was decoded to: then the body is its encoding.
+function unchanged(product: Product, { values, images }: Decoded): boolean {
+  for (let i = 0; i < PRODUCT_FIELDS.length; i++) {
+    if (product[PRODUCT_FIELDS[i] as keyof Product] !== values[i]) return false;
+  }
+  const now = product.images;
+  if (now === undefined || images === undefined) return true;
+  if (now.length !== images.length) return false;
+  for (let i = 0; i < now.length; i++) if (now[i] !== images[i]) return false;
+  return true;
+}
+
+/**
+ * Products a store decoded, each with the body it was decoded from, held weakly: `body` answers
+ * that body while the product still holds what it decoded to (a found product is its caller's
+ * to change), else the product's `encodeProduct`.
+ */
+export class DecodedBodies {
+  private readonly decoded = new WeakMap<Product, Decoded>();
+
+  /** The product `body` holds (an `encodeProduct` string), remembered with it. */
+  decode(body: string): Product {
+    const product = decodeProduct(body);
+    const values = PRODUCT_FIELDS.map((field) => product[field]);
+    this.decoded.set(product, { body, values, images: product.images?.slice() });
+    return product;
+  }
+
+  /** The body `product` was decoded from, while it still holds what it decoded to; else its encoding. */
+  body(product: Product): string {
+    const decoded = this.decoded.get(product);
+    return decoded !== undefined && unchanged(product, decoded) ? decoded.body : encodeProduct(product);
+  }
+}
