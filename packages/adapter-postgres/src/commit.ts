@@ -10,6 +10,7 @@ import {
   type SkuConflict,
 } from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import { digestSql, NO_BASE } from "./base-digests.ts";
 import { isUniqueViolation } from "./errors.ts";
 import { recordedKey, recordKey } from "./keys.ts";
 import { IDS, ORDER, reduceStaging, STAGING } from "./reduce.ts";
@@ -17,7 +18,8 @@ import type { Tables } from "./schema.ts";
 
 /**
  * The statement that creates (once per connection) and empties the staging tables. A row's `base`
- * is the body its product was made from, `null` when no product had its id, NULL when none was given.
+ * is the digest of the body its product was made from (base-digests.ts), `NO_BASE` when no
+ * product had its id, NULL when none was given.
  */
 export const PREPARE_STAGING = `
   CREATE TEMP TABLE IF NOT EXISTS catalog_import (
@@ -157,8 +159,8 @@ export async function judgeAndApply(
   if (plan.based) {
     const { rows } = await client.query<{ stale: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM ${IDS} i LEFT JOIN ${t.products} p ON p.site = $1 AND p.id = i.id
-         WHERE i.base <> coalesce(p.body, 'null')) AS stale`,
-      [siteNo ?? null],
+         WHERE i.base <> coalesce(${digestSql("p.body")}, $2)) AS stale`,
+      [siteNo ?? null, NO_BASE],
     );
     if (rows[0]?.stale === true) return { applied: false, conflicts: [], stale: true };
   }
