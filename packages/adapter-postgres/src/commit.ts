@@ -10,6 +10,7 @@ import {
   type SkuConflict,
 } from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import { digestSql, NO_BASE } from "./base-digests.ts";
 import { isUniqueViolation } from "./errors.ts";
 import { recordedKey, recordKey } from "./keys.ts";
 import { IDS, ORDER, reduceStaging, STAGING } from "./reduce.ts";
@@ -17,7 +18,8 @@ import type { Tables } from "./schema.ts";
 
 /**
  * The statement that creates (once per connection) and empties the staging tables. A row's `base`
- * is the body its product was made from, `null` when no product had its id, NULL when none was given.
+ * is the digest of the body its product was made from (base-digests.ts), `NO_BASE` when no
+ * product had its id, NULL when none was given.
  */
 export const PREPARE_STAGING = `
   CREATE TEMP TABLE IF NOT EXISTS catalog_import (
@@ -35,6 +37,15 @@ const CLAIMED = `
     SELECT sku, id, last_position, first_value(id) OVER (PARTITION BY sku ORDER BY first_position) AS held_by
     FROM ${IDS}) claims
   WHERE id <> held_by ORDER BY last_position`;
+
+// The import's counts against the site, and whether a base is no longer the stored product.
+interface CountsRow {
+  readonly total: string;
+  readonly existing: string;
+  readonly unchanged: string;
+  readonly size: string;
+  readonly stale: boolean;
+}
 
 interface ConflictRow {
   readonly sku: string;
@@ -153,15 +164,17 @@ export async function judgeAndApply(
   const reduced = await reduceStaging(client);
   const claimed = reduced.skusUnique ? [] : conflictsOf((await client.query<ConflictRow>(CLAIMED)).rows);
   const siteNo = await lockSite(client, t, site, !plan.dryRun);
-  // After the lock, as the record below: no other write of the site lands between this and the commit's.
-  if (plan.based) {
-    const { rows } = await client.query<{ stale: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM ${IDS} i LEFT JOIN ${t.products} p ON p.site = $1 AND p.id = i.id
-         WHERE i.base <> coalesce(p.body, 'null')) AS stale`,
-      [siteNo ?? null],
-    );
-    if (rows[0]?.stale === true) return { applied: false, conflicts: [], stale: true };
-  }
+  // After the lock, as the record below: no other write of the site lands between this and the
+  // commit's. Bases are compared in the join that counts, one pass over the import's products.
+  const stale = plan.based ? `coalesce(bool_or(i.base <> coalesce(${digestSql("p.body")}, $3)), false)` : "false";
+  const { rows } = await client.query<CountsRow>(
+    `SELECT count(*) AS total, count(p.id) AS existing, count(*) FILTER (WHERE p.body = i.body) AS unchanged,
+       (SELECT count(*) FROM ${t.products} WHERE site = $1 AND $2) AS size, ${stale} AS stale
+     FROM ${IDS} i LEFT JOIN ${t.products} p ON p.site = $1 AND p.id = i.id`,
+    [siteNo ?? null, plan.replace, ...(plan.based ? [NO_BASE] : [])],
+  );
+  const row = rows[0] as CountsRow;
+  if (row.stale) return { applied: false, conflicts: [], stale: true };
   // Read after the lock, by a statement of its own: under READ COMMITTED it sees the record of a
   // commit of the same key that held the lock before this one.
   const recorded = plan.key && siteNo !== undefined ? await recordedKey(client, t, siteNo, plan.key) : undefined;
@@ -184,13 +197,6 @@ export async function judgeAndApply(
         );
   if (held.length + claimed.length > 0) return { applied: false, conflicts: combineConflicts(held, claimed) };
 
-  const { rows } = await client.query<{ total: string; existing: string; unchanged: string; size: string }>(
-    `SELECT count(*) AS total, count(p.id) AS existing, count(*) FILTER (WHERE p.body = i.body) AS unchanged,
-       (SELECT count(*) FROM ${t.products} WHERE site = $1 AND $2) AS size
-     FROM ${IDS} i LEFT JOIN ${t.products} p ON p.site = $1 AND p.id = i.id`,
-    [siteNo ?? null, plan.replace],
-  );
-  const row = rows[0] as { total: string; existing: string; unchanged: string; size: string };
   const [total, existing, unchanged] = [Number(row.total), Number(row.existing), Number(row.unchanged)];
   const counts = { created: total - existing, updated: existing - unchanged, unchanged };
   const answer = plan.replace ? { ...counts, deleted: Number(row.size) - existing } : counts;

@@ -50,31 +50,18 @@ function bodiesOf(products: readonly Product[], from: number, to: number): strin
 const SCRATCH_MAX = 8_000_000;
 let scratch = Buffer.allocUnsafe(0);
 
-// A base as the products table holds it, and `null` (which no body is) when no product had the id.
-function basesOf(bases: readonly (Product | null)[], from: number, to: number): string[] {
-  const present = bases.slice(from, to).filter((base) => base !== null);
-  const bodies = present.length > 0 ? bodiesOf(present, 0, present.length) : [];
-  let next = 0;
-  return bases.slice(from, to).map((base) => (base === null ? "null" : (bodies[next++] as string)));
-}
-
 // The COPY text of `products`, as UTF-8: per product, the columns `head` gives, then id, sku,
 // body, and its base when `bases` is given.
-function rowsOf(
-  products: readonly Product[],
-  head: (i: number) => string,
-  bases?: readonly (Product | null)[],
-): Buffer {
+function rowsOf(products: readonly Product[], head: (i: number) => string, bases?: readonly string[]): Buffer {
   let buffer = scratch;
   let end = 0;
   for (let from = 0; from < products.length; from += GROUP) {
     const to = Math.min(from + GROUP, products.length);
     const bodies = bodiesOf(products, from, to);
-    const baseBodies = bases && basesOf(bases, from, to);
     let text = "";
     for (let i = from; i < to; i++) {
       const { id, sku } = products[i] as Product;
-      const base = baseBodies ? `\t${baseBodies[i - from]}` : "";
+      const base = bases ? `\t${bases[i]}` : "";
       text += `${head(i)}\t${field(id)}\t${field(sku)}\t${bodies[i - from]}${base}\n`;
     }
     // UTF-8 takes at most three bytes per UTF-16 unit.
@@ -92,13 +79,13 @@ function rowsOf(
 
 /**
  * The staging's COPY text of a chunk: `seq, position, id, sku, body` per product, `seq` counting
- * on from `firstSeq`, then `base` when `bases` is given.
+ * on from `firstSeq`, then `base` when `bases` is given (texts COPY takes as they are: digests).
  */
 export function copyRows(
   products: readonly Product[],
   positions: readonly number[],
   firstSeq: number,
-  bases?: readonly (Product | null)[],
+  bases?: readonly string[],
 ): Buffer {
   return rowsOf(products, (i) => `${firstSeq + i}\t${positions[i]}`, bases);
 }

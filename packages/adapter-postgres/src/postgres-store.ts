@@ -10,6 +10,7 @@ import {
   type Site,
 } from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import { BaseDigests } from "./base-digests.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
 import { claimKey } from "./keys.ts";
 import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
@@ -129,6 +130,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   }
 
   const lookups = new Lookups(tables, read);
+  const digests = new BaseDigests();
 
   return {
     async beginImport(site, writeOptions) {
@@ -138,12 +140,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       } catch (error) {
         throw unavailable(error, "import", "nothing written");
       }
-      return beginStagedImport({ pool, slots, tables }, site, writeOptions);
+      return beginStagedImport({ pool, slots, tables, digests }, site, writeOptions);
     },
 
     async find(site, key, by) {
       const body = await lookups.find(site, key, by);
-      return body === undefined ? undefined : decodeProduct(body);
+      return body === undefined ? undefined : digests.decode(body);
     },
 
     async remove(site: Site, key: string, by?: KeyField, expected?: Product): Promise<Product | undefined> {

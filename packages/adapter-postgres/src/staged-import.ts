@@ -4,6 +4,7 @@
 // there. A process that dies takes its connection, and so its staging, with it: the server drops both.
 import type { CommitResult, KeyToRecord, Site, StagedImport, WriteOptions } from "@catalog-kit/catalog-core";
 import type pg from "pg";
+import type { BaseDigests } from "./base-digests.ts";
 import { judgeAndApply, PREPARE_STAGING } from "./commit.ts";
 import { copyIn, copyRows } from "./copy-rows.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
@@ -17,6 +18,8 @@ export interface ImportContext {
   readonly pool: pg.Pool;
   readonly slots: ImportSlots;
   readonly tables: Tables;
+  /** Digests of the bases a merge stages. */
+  readonly digests: BaseDigests;
 }
 
 const COPY = `COPY ${STAGING} (seq, position, id, sku, body) FROM STDIN`;
@@ -103,7 +106,8 @@ export async function beginStagedImport(
         const written =
           newSite !== undefined && (await writeChunk(connection, ctx.tables, newSite, products, positions, firstSeq));
         if (!written) {
-          await copyIn(connection, bases ? COPY_BASED : COPY, copyRows(products, positions, firstSeq, bases));
+          const digests = bases && ctx.digests.of(bases);
+          await copyIn(connection, digests ? COPY_BASED : COPY, copyRows(products, positions, firstSeq, digests));
         }
       } catch (error) {
         broken ??= error as Error;
