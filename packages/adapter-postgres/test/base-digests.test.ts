@@ -70,9 +70,7 @@ describeWithPostgres("PostgreSQL store: bases judged by digest", () => {
   }
 
   test("the SQL digest of a stored body is this process's digest of its product", async () => {
-    const items = fc
-      .sample(productArb(), 300)
-      .map((p, i) => ({ ...p, id: `${p.id}-${i}`, sku: `${p.sku}-${i}` }));
+    const items = fc.sample(productArb(), 300).map((p, i) => ({ ...p, id: `${p.id}-${i}`, sku: `${p.sku}-${i}` }));
     const site = uniqueSite();
     await importInChunks(store, site, items);
     const { rows } = await client.query<{ id: string; digest: string }>(
@@ -90,7 +88,11 @@ describeWithPostgres("PostgreSQL store: bases judged by digest", () => {
     await importInChunks(store, site, products(0, 2, "a"));
     const found = (await store.find(site, "p00000")) as Product;
     const copy = { ...product(1, "a") };
-    const result = await based(site, [{ ...found, title: "b" }, { ...copy, title: "b" }, product(2, "b")], [found, copy, null]);
+    const result = await based(
+      site,
+      [{ ...found, title: "b" }, { ...copy, title: "b" }, product(2, "b")],
+      [found, copy, null],
+    );
     expect(result).toEqual({ applied: true, counts: { created: 1, updated: 2, unchanged: 0 } });
   });
 
