@@ -67,7 +67,7 @@ export interface ImportKeys extends SiteKeys {
  * | `<prefix>:{<type>:<id>}:in:<token>:ids`      | zset | every id, all scored 0 (the id index)                      |
  * | `<prefix>:{<type>:<id>}:in:<token>:pos`      | hash | chunk number → `"<positions>\n<id>\n<id>…"`: the positions `add` was given and the chunk's ids, in order |
  * | `<prefix>:{<type>:<id>}:in:<token>:spans`    | hash | id → `"<first position> <last position>"` (built at commit, for conflicts) |
- * | `<prefix>:{<type>:<id>}:in:<token>:bases`    | hash | id → canonical JSON of the base its last add gave, `""` for a `null` base; no entry without one (only a merge's import has it) |
+ * | `<prefix>:{<type>:<id>}:in:<token>:bases`    | hash | id → SHA-1 (hex) of the canonical JSON of the base its last add gave, `""` for a `null` base; no entry without one (only a merge's import has it) |
  *
  * An import whose skus are each claimed by one id holds in `in:skus` exactly what the site's
  * skus hash will (the commit first gives back to their claimers the skus marked `""`).

@@ -1,10 +1,11 @@
 // createRedisStore: the CatalogStore facade over the scripts, the staged import and the client.
 import { setTimeout as sleep } from "node:timers/promises";
-import { CatalogError, type CatalogStore, decodeProduct, encodeProduct, type Product } from "@catalog-kit/catalog-core";
+import { CatalogError, type CatalogStore, encodeProduct, type Product } from "@catalog-kit/catalog-core";
 import { chunksOf } from "./chunk.ts";
 import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
+import { FoundProducts } from "./found.ts";
 import { checkEviction, probe } from "./health.ts";
 import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, type SiteKeys, siteKeys } from "./keys.ts";
@@ -71,6 +72,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const connection = connect(options);
   const { client } = connection;
   const lookup = lookupBatcher(client);
+  const found = new FoundProducts();
   let closed = false;
 
   // The eviction policy is checked once per connection, and again after a refusal.
@@ -178,6 +180,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
           upsertOnce: (products, dryRun, key, bases) => upsertOnce(keys, products, dryRun, key, bases),
           afterWrite: () => afterWrite(keys),
           isClosed: () => closed,
+          digest: (base) => found.digest(base),
         });
       }),
 
@@ -193,13 +196,13 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         if (by !== "sku") {
           const [merging, json] = await bounded(connection, lookup(keys.products, key));
           if (merging !== null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
-          if (json !== null) return decodeProduct(json);
+          if (json !== null) return found.decode(json);
           if (by === "id") return undefined;
         }
         // By sku, or by id then sku after a miss by id: one script call for all those asked of
         // the site at once (FIND_SKUS reads the id again, in the same moment as the sku).
-        const found = await lookupBySku(keys, { key, by });
-        if (found !== "merging") return found.json === undefined ? undefined : decodeProduct(found.json);
+        const looked = await lookupBySku(keys, { key, by });
+        if (looked !== "merging") return looked.json === undefined ? undefined : found.decode(looked.json);
         return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
       }),
 
