@@ -125,9 +125,11 @@ local function conflicts(skusKey, ids, skus, n)
   return out
 end
 
--- Counts against the stored products; returns created, unchanged and the indexes to write.
-local function compare(productsKey, ids, jsons, n)
-  local olds, created, unchanged, changed = hmget(productsKey, ids), 0, 0, {}
+-- Counts against the stored products (olds, when the caller read them already); returns
+-- created, unchanged and the indexes to write.
+local function compare(productsKey, ids, jsons, n, olds)
+  olds = olds or hmget(productsKey, ids)
+  local created, unchanged, changed = 0, 0, {}
   for i = 1, n do
     local old = olds[i]
     if not old then created = created + 1 end

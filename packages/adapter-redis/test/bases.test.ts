@@ -8,7 +8,7 @@ import { checkKeyPrefix, type IncomingKeys, incomingKeys, siteKeys } from "../sr
 import { productIds } from "../src/testing/index.ts";
 import { privateRedis } from "./support/private-redis.ts";
 import { product, realisticProduct } from "./support/products.ts";
-import { settle } from "./support/wait.ts";
+import { settle, until } from "./support/wait.ts";
 
 // A merge's bases staged in Redis (clause 7 of commit), as digests: what the conformance clauses
 // cannot see from outside the store. Bases this store found and bases it did not, null bases, a
@@ -56,8 +56,11 @@ describeWithRedis("a merge's bases on Redis", () => {
     const bases: (Product | null)[] = [...found.slice(0, 249), { ...(found[249] as Product) }, null];
     const next = [...found.map((p) => ({ ...p, price: 1 })), product("new", "new-sku")];
     await addBased(staged, next, bases);
-    await store.ping();
-    const keys = await incomingOf(site);
+    // The first call of a script on a fresh server is sent again (NOSCRIPT), after any ping.
+    const keys = await until("the adds to land", async () => {
+      const keys = await incomingOf(site);
+      return (await redis.admin.hlen(keys.inBases)) === next.length ? keys : undefined;
+    });
     const digests = await redis.admin.hmget(keys.inBases, "new", ...stored.map((p) => p.id));
     expect(digests).toEqual(["", ...stored.map((p) => sha1(encodeProduct(p)))]);
     expect(await staged.commit()).toEqual({ applied: true, counts: { created: 1, updated: 250, unchanged: 0 } });
@@ -112,8 +115,11 @@ describeWithRedis("a merge's bases on Redis", () => {
         many(300),
         Array.from({ length: 300 }, () => null),
       );
-      await store.ping();
-      await redis.admin.del((await incomingOf(site)).inBases);
+      const keys = await until("the adds to land", async () => {
+        const keys = await incomingOf(site);
+        return (await redis.admin.hlen(keys.inBases)) === 300 ? keys : undefined;
+      });
+      await redis.admin.del(keys.inBases);
       const outcome = await settle(staged.commit());
       expect(outcome.ok ? "" : (outcome.error as Error).message).toMatch(/evicted.*nothing was written/);
       expect(await productIds(redis.admin, keysOf(site))).toEqual(seeded ? ["seed"] : []);
