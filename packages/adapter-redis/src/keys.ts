@@ -167,6 +167,20 @@ export function siteKeys(prefix: string, site: Site): SiteKeys {
   };
 }
 
+/**
+ * `siteKeys` under `prefix`, the last site's remembered: a merge looks up a product per record,
+ * all of one site, and a site's keys are nine strings to build.
+ */
+export function lastSiteKeys(prefix: string): (site: Site) => SiteKeys {
+  let last: { readonly siteType: string; readonly siteId: string; readonly keys: SiteKeys } | undefined;
+  return (site) => {
+    if (last === undefined || last.siteType !== site.siteType || last.siteId !== site.siteId) {
+      last = { siteType: site.siteType, siteId: site.siteId, keys: siteKeys(prefix, site) };
+    }
+    return last.keys;
+  };
+}
+
 /** `keys` with the staging keys of the import holding `token`. */
 export function importKeys(keys: SiteKeys, token: string): ImportKeys {
   const stage = `${keys.products.slice(0, -"products".length)}stage:${token}:`;

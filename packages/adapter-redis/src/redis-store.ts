@@ -8,7 +8,7 @@ import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { FoundProducts } from "./found.ts";
 import { checkEviction, probe } from "./health.ts";
 import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
-import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, type SiteKeys, siteKeys } from "./keys.ts";
+import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, lastSiteKeys, type SiteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
 import { removeWhenFree, whenFree } from "./lock.ts";
 import { lookupBatcher, skuLookupBatcher } from "./lookup-batch.ts";
@@ -73,12 +73,17 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const { client } = connection;
   const lookup = lookupBatcher(client);
   const found = new FoundProducts();
+  const siteKeys = lastSiteKeys(prefix);
   let closed = false;
 
   // The eviction policy is checked once per connection, and again after a refusal.
   let evictionChecked: Promise<void> | undefined;
+  // Whether the current check passed: then a call on a ready client awaits nothing before its
+  // body (a merge makes a lookup per record).
+  let evictionOk = false;
   const recheck = () => {
     evictionChecked = undefined;
+    evictionOk = false;
   };
   client.on("ready", recheck);
 
@@ -118,15 +123,26 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
 
   async function operation<T>(what: string, body: () => Promise<T>, outcome?: Outcome): Promise<T> {
     if (closed) throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis store is closed");
-    try {
-      await whenReady(connection);
-      evictionChecked ??= checkEviction(connection).catch((error) => {
-        recheck();
-        throw error;
-      });
-      await evictionChecked;
-    } catch (error) {
-      throw unavailable(error, what, outcome && "nothing written");
+    if (!evictionOk || client.status !== "ready") {
+      try {
+        await whenReady(connection);
+        if (evictionChecked === undefined) {
+          const check: Promise<void> = checkEviction(connection).then(
+            () => {
+              // A check of an earlier connection says nothing of this one.
+              if (evictionChecked === check) evictionOk = true;
+            },
+            (error: unknown) => {
+              recheck();
+              throw error;
+            },
+          );
+          evictionChecked = check;
+        }
+        await evictionChecked;
+      } catch (error) {
+        throw unavailable(error, what, outcome && "nothing written");
+      }
     }
     try {
       return await body();
@@ -174,7 +190,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   return {
     beginImport: (site, options) =>
       operation("import", async () => {
-        const keys = siteKeys(prefix, site);
+        const keys = siteKeys(site);
         return beginStream(ctx, keys, options, {
           operation,
           upsertOnce: (products, dryRun, key, bases) => upsertOnce(keys, products, dryRun, key, bases),
@@ -186,7 +202,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
 
     find: (site, key, by) =>
       operation("find", async () => {
-        const keys = siteKeys(prefix, site);
+        const keys = siteKeys(site);
         // A lookup that may be by id starts with one plain HMGET (batched with others asked at
         // once, lookup-batch.ts), which Redis serves at a fraction of a script call's cost: the
         // product, and the mark of an import still merging (then the product may lie in the
@@ -211,14 +227,14 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       if (!Number.isSafeInteger(limit) || limit < 0) {
         return Promise.reject(new TypeError(`list: limit must be a whole number, got ${limit}`));
       }
-      return operation("list", () => listPage(ctx, siteKeys(prefix, site), after, limit));
+      return operation("list", () => listPage(ctx, siteKeys(site), after, limit));
     },
 
     remove: (site, key, by, expected) =>
       operation(
         "remove",
         async () => {
-          const keys = siteKeys(prefix, site);
+          const keys = siteKeys(site);
           const removed = await removeWhenFree(ctx, keys, {
             key,
             by,
@@ -238,7 +254,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         // A caller's mistake, not Redis's: thrown as it is.
         return Promise.reject(error);
       }
-      const keys = siteKeys(prefix, site);
+      const keys = siteKeys(site);
       return operation("claim of the idempotency key", async () => {
         const claim = await claimKey(ctx, keys, key, lease, () => closed);
         // A record answered is a write acknowledged again (its first wait may have failed).
