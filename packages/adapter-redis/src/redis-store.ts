@@ -11,7 +11,7 @@ import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, lastSiteKeys, type SiteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
 import { removeWhenFree, whenFree } from "./lock.ts";
-import { lookupBatcher, skuLookupBatcher } from "./lookup-batch.ts";
+import { holderLookupBatcher, lookupBatcher, skuLookupBatcher } from "./lookup-batch.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
@@ -72,6 +72,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const connection = connect(options);
   const { client } = connection;
   const lookup = lookupBatcher(client);
+  const lookupByHolder = holderLookupBatcher(client);
   const found = new FoundProducts();
   const siteKeys = lastSiteKeys(prefix);
   let closed = false;
@@ -214,6 +215,20 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
           if (merging !== null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
           if (json !== null) return found.decode(json);
           if (by === "id") return undefined;
+        } else {
+          // By sku only: the holder from the skus hash, then its product and the merging mark,
+          // two plain HMGETs a batch in place of a script, which cost Redis about three times as
+          // much (4.5 µs a lookup against 1.7, in batches of 500). The two reads are apart, so their answer stands only when the product read
+          // second still has the sku, and no import is merging: skus are unique at every
+          // moment, so that product held the sku then. Anything else (no holder, a product
+          // moved on or gone) is asked of FIND_SKUS, which reads one moment.
+          const held = await bounded(connection, lookupByHolder(keys, key));
+          if (held !== undefined) {
+            const [merging, json] = held;
+            if (merging !== null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
+            const product = json === null ? undefined : found.decode(json);
+            if (product?.sku === key) return product;
+          }
         }
         // By sku, or by id then sku after a miss by id: one script call for all those asked of
         // the site at once (FIND_SKUS reads the id again, in the same moment as the sku).
