@@ -67,7 +67,7 @@ export interface ImportKeys extends SiteKeys {
  * | `<prefix>:{<type>:<id>}:in:<token>:ids`      | zset | every id, all scored 0 (the id index)                      |
  * | `<prefix>:{<type>:<id>}:in:<token>:pos`      | hash | chunk number → `"<positions>\n<id>\n<id>…"`: the positions `add` was given and the chunk's ids, in order |
  * | `<prefix>:{<type>:<id>}:in:<token>:spans`    | hash | id → `"<first position> <last position>"` (built at commit, for conflicts) |
- * | `<prefix>:{<type>:<id>}:in:<token>:bases`    | hash | id → canonical JSON of the base its last add gave, `""` for a `null` base; no entry without one (only a merge's import has it) |
+ * | `<prefix>:{<type>:<id>}:in:<token>:bases`    | hash | id → SHA-1 (hex) of the canonical JSON of the base its last add gave, `""` for a `null` base; no entry without one (only a merge's import has it) |
  *
  * An import whose skus are each claimed by one id holds in `in:skus` exactly what the site's
  * skus hash will (the commit first gives back to their claimers the skus marked `""`).
@@ -164,6 +164,20 @@ export function siteKeys(prefix: string, site: Site): SiteKeys {
     mergingSkus: `${base}merging:skus`,
     mergingSkuOf: `${base}merging:sku-of`,
     mergingIds: `${base}merging:ids`,
+  };
+}
+
+/**
+ * `siteKeys` under `prefix`, the last site's remembered: a merge looks up a product per record,
+ * all of one site, and a site's keys are nine strings to build.
+ */
+export function lastSiteKeys(prefix: string): (site: Site) => SiteKeys {
+  let last: { readonly siteType: string; readonly siteId: string; readonly keys: SiteKeys } | undefined;
+  return (site) => {
+    if (last === undefined || last.siteType !== site.siteType || last.siteId !== site.siteId) {
+      last = { siteType: site.siteType, siteId: site.siteId, keys: siteKeys(prefix, site) };
+    }
+    return last.keys;
   };
 }
 

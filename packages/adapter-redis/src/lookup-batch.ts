@@ -4,6 +4,8 @@
 // all, in this process and in Redis, whose CPU a lookup is mostly its share of a round trip (about
 // 36 µs of Redis's CPU here) and then the command's own: measured at 20 lookups a round trip, one
 // HMGET took Redis 2.3-2.5 µs a lookup where a pipeline of 20 took 2.5-3.3; at 100, 1.0 against 1.6.
+// Lookups by sku only read holders, then products, two HMGETs a batch: 1.7 µs a lookup where
+// the FIND_SKUS script took 4.5 (batches of 500, products of 870 bytes).
 import type { Cluster, Redis } from "ioredis";
 import type { StoreContext } from "./context.ts";
 import { MERGING_FIELD, type SiteKeys } from "./keys.ts";
@@ -68,6 +70,27 @@ export function lookupBatcher(client: Redis | Cluster): (products: string, id: s
     return items.map((_, i) => [merging, found[i] ?? null]);
   });
   return (products, id) => batched(products, { products, id });
+}
+
+/**
+ * Lookups by sku only, in batches of one site: `HMGET skus sku...` reads their holders, then
+ * `HMGET products MERGING id...` the holders' products with the merging mark (read second, so
+ * the mark says whether those products were the site's whole truth when read). Each answers
+ * `undefined` when no product held its sku, else what was read of its holder.
+ */
+export function holderLookupBatcher(
+  client: Redis | Cluster,
+): (keys: SiteKeys, sku: string) => Promise<Looked | undefined> {
+  const batched = batcher<{ keys: SiteKeys; sku: string }, Looked | undefined>(async (items) => {
+    const { skus, products } = (items[0] as { keys: SiteKeys }).keys;
+    const holders = await client.hmget(skus, ...items.map((item) => item.sku));
+    const ids = holders.filter((id): id is string => id !== null);
+    if (ids.length === 0) return holders.map(() => undefined);
+    const [merging = null, ...jsons] = await client.hmget(products, MERGING_FIELD, ...ids);
+    let at = 0;
+    return holders.map((id): Looked | undefined => (id === null ? undefined : [merging, jsons[at++] ?? null]));
+  });
+  return (keys, sku) => batched(keys.products, { keys, sku });
 }
 
 /**

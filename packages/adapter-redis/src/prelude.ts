@@ -82,11 +82,18 @@ local function products(first)
 end
 
 -- Whether a stored product is no longer the base its import was made from (clause 7 of commit):
--- bases[i] is the canonical JSON of ids[i] as the catalog read it, "" when it had no product.
+-- bases[i] is the SHA-1 (hex) of the canonical JSON of ids[i] as the catalog read it, "" when it
+-- had no product. A digest travels and waits in 40 bytes where the JSON took 870 on average;
+-- hashing the stored JSON costs Redis about 1.5 µs a product.
+local function differs(stored, base)
+  if not stored then return base ~= '' end
+  return redis.sha1hex(stored) ~= base
+end
+
 local function stale(productsKey, ids, bases)
   local stored = hmget(productsKey, ids)
   for i = 1, #ids do
-    if (stored[i] or '') ~= bases[i] then return true end
+    if differs(stored[i], bases[i]) then return true end
   end
   return false
 end
@@ -118,9 +125,11 @@ local function conflicts(skusKey, ids, skus, n)
   return out
 end
 
--- Counts against the stored products; returns created, unchanged and the indexes to write.
-local function compare(productsKey, ids, jsons, n)
-  local olds, created, unchanged, changed = hmget(productsKey, ids), 0, 0, {}
+-- Counts against the stored products (olds, when the caller read them already); returns
+-- created, unchanged and the indexes to write.
+local function compare(productsKey, ids, jsons, n, olds)
+  olds = olds or hmget(productsKey, ids)
+  local created, unchanged, changed = 0, 0, {}
   for i = 1, n do
     local old = olds[i]
     if not old then created = created + 1 end

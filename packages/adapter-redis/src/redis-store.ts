@@ -1,16 +1,17 @@
 // createRedisStore: the CatalogStore facade over the scripts, the staged import and the client.
 import { setTimeout as sleep } from "node:timers/promises";
-import { CatalogError, type CatalogStore, decodeProduct, encodeProduct, type Product } from "@catalog-kit/catalog-core";
+import { CatalogError, type CatalogStore, encodeProduct, type Product } from "@catalog-kit/catalog-core";
 import { chunksOf } from "./chunk.ts";
 import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
+import { FoundProducts } from "./found.ts";
 import { checkEviction, probe } from "./health.ts";
 import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
-import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, type SiteKeys, siteKeys } from "./keys.ts";
+import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, lastSiteKeys, type SiteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
 import { removeWhenFree, whenFree } from "./lock.ts";
-import { lookupBatcher, skuLookupBatcher } from "./lookup-batch.ts";
+import { holderLookupBatcher, lookupBatcher, skuLookupBatcher } from "./lookup-batch.ts";
 import { runScript } from "./lua.ts";
 import { type Replication, replicated } from "./replication.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
@@ -71,12 +72,19 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const connection = connect(options);
   const { client } = connection;
   const lookup = lookupBatcher(client);
+  const lookupByHolder = holderLookupBatcher(client);
+  const found = new FoundProducts();
+  const siteKeys = lastSiteKeys(prefix);
   let closed = false;
 
   // The eviction policy is checked once per connection, and again after a refusal.
   let evictionChecked: Promise<void> | undefined;
+  // Whether the current check passed: then a call on a ready client awaits nothing before its
+  // body (a merge makes a lookup per record).
+  let evictionOk = false;
   const recheck = () => {
     evictionChecked = undefined;
+    evictionOk = false;
   };
   client.on("ready", recheck);
 
@@ -116,15 +124,26 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
 
   async function operation<T>(what: string, body: () => Promise<T>, outcome?: Outcome): Promise<T> {
     if (closed) throw new CatalogError("STORAGE_UNAVAILABLE", "The Redis store is closed");
-    try {
-      await whenReady(connection);
-      evictionChecked ??= checkEviction(connection).catch((error) => {
-        recheck();
-        throw error;
-      });
-      await evictionChecked;
-    } catch (error) {
-      throw unavailable(error, what, outcome && "nothing written");
+    if (!evictionOk || client.status !== "ready") {
+      try {
+        await whenReady(connection);
+        if (evictionChecked === undefined) {
+          const check: Promise<void> = checkEviction(connection).then(
+            () => {
+              // A check of an earlier connection says nothing of this one.
+              if (evictionChecked === check) evictionOk = true;
+            },
+            (error: unknown) => {
+              recheck();
+              throw error;
+            },
+          );
+          evictionChecked = check;
+        }
+        await evictionChecked;
+      } catch (error) {
+        throw unavailable(error, what, outcome && "nothing written");
+      }
     }
     try {
       return await body();
@@ -172,18 +191,19 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   return {
     beginImport: (site, options) =>
       operation("import", async () => {
-        const keys = siteKeys(prefix, site);
+        const keys = siteKeys(site);
         return beginStream(ctx, keys, options, {
           operation,
           upsertOnce: (products, dryRun, key, bases) => upsertOnce(keys, products, dryRun, key, bases),
           afterWrite: () => afterWrite(keys),
           isClosed: () => closed,
+          digest: (base) => found.digest(base),
         });
       }),
 
     find: (site, key, by) =>
       operation("find", async () => {
-        const keys = siteKeys(prefix, site);
+        const keys = siteKeys(site);
         // A lookup that may be by id starts with one plain HMGET (batched with others asked at
         // once, lookup-batch.ts), which Redis serves at a fraction of a script call's cost: the
         // product, and the mark of an import still merging (then the product may lie in the
@@ -193,13 +213,27 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         if (by !== "sku") {
           const [merging, json] = await bounded(connection, lookup(keys.products, key));
           if (merging !== null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
-          if (json !== null) return decodeProduct(json);
+          if (json !== null) return found.decode(json);
           if (by === "id") return undefined;
+        } else {
+          // By sku only: the holder from the skus hash, then its product and the merging mark,
+          // two plain HMGETs a batch in place of a script, which cost Redis about three times as
+          // much (4.5 µs a lookup against 1.7, in batches of 500). The two reads are apart, so their answer stands only when the product read
+          // second still has the sku, and no import is merging: skus are unique at every
+          // moment, so that product held the sku then. Anything else (no holder, a product
+          // moved on or gone) is asked of FIND_SKUS, which reads one moment.
+          const held = await bounded(connection, lookupByHolder(keys, key));
+          if (held !== undefined) {
+            const [merging, json] = held;
+            if (merging !== null) return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
+            const product = json === null ? undefined : found.decode(json);
+            if (product?.sku === key) return product;
+          }
         }
         // By sku, or by id then sku after a miss by id: one script call for all those asked of
         // the site at once (FIND_SKUS reads the id again, in the same moment as the sku).
-        const found = await lookupBySku(keys, { key, by });
-        if (found !== "merging") return found.json === undefined ? undefined : decodeProduct(found.json);
+        const looked = await lookupBySku(keys, { key, by });
+        if (looked !== "merging") return looked.json === undefined ? undefined : found.decode(looked.json);
         return (await ctx.call(FIND_MERGING, keys, { key, by })).product;
       }),
 
@@ -208,14 +242,14 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       if (!Number.isSafeInteger(limit) || limit < 0) {
         return Promise.reject(new TypeError(`list: limit must be a whole number, got ${limit}`));
       }
-      return operation("list", () => listPage(ctx, siteKeys(prefix, site), after, limit));
+      return operation("list", () => listPage(ctx, siteKeys(site), after, limit));
     },
 
     remove: (site, key, by, expected) =>
       operation(
         "remove",
         async () => {
-          const keys = siteKeys(prefix, site);
+          const keys = siteKeys(site);
           const removed = await removeWhenFree(ctx, keys, {
             key,
             by,
@@ -235,7 +269,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         // A caller's mistake, not Redis's: thrown as it is.
         return Promise.reject(error);
       }
-      const keys = siteKeys(prefix, site);
+      const keys = siteKeys(site);
       return operation("claim of the idempotency key", async () => {
         const claim = await claimKey(ctx, keys, key, lease, () => closed);
         // A record answered is a write acknowledged again (its first wait may have failed).

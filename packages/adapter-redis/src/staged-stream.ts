@@ -7,7 +7,6 @@ import {
   CatalogError,
   type CommitResult,
   combineConflicts,
-  encodeProduct,
   type ImportCounts,
   ImportStaging,
   type KeyRecord,
@@ -57,6 +56,8 @@ export interface StreamHost {
     key: KeyArgs | undefined,
     bases: Bases | undefined,
   ): Promise<OneCall | undefined>;
+  /** A base as ADD and UPSERT take it (`FoundProducts.digest`). */
+  digest(base: Product | null): string;
   /** Waits for replicas after a written commit (`waitForReplicas`), when configured. */
   afterWrite(): Promise<void> | undefined;
   isClosed(): boolean;
@@ -104,17 +105,21 @@ function* chunksWith(run: readonly Product[], from: number, size: number): Gener
 }
 
 /** A base as ADD takes it: `undefined` (none given) drops an earlier one of the id. */
-function baseArg(base: Product | null | undefined): string {
-  return base === undefined ? "-" : base === null ? "" : encodeProduct(base);
+function baseArg(host: StreamHost, base: Product | null | undefined): string {
+  return base === undefined ? "-" : host.digest(base);
 }
 
 /** The bases of the ids whose last add gave one, as UPSERT takes them; `undefined` when none did. */
-function lastBases(products: readonly Product[], bases: readonly (Product | null | undefined)[]): Bases | undefined {
+function lastBases(
+  host: StreamHost,
+  products: readonly Product[],
+  bases: readonly (Product | null | undefined)[],
+): Bases | undefined {
   const last = new Map<string, string>();
   products.forEach(({ id }, i) => {
     const base = bases[i];
     if (base === undefined) last.delete(id);
-    else last.set(id, base === null ? "" : encodeProduct(base));
+    else last.set(id, host.digest(base));
   });
   return last.size === 0 ? undefined : [...last].flat();
 }
@@ -206,7 +211,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
             chunkNumber: ++sent,
             positions: positions.slice(start, end),
             products: chunk,
-            bases: based ? staged.map((_, i) => baseArg(bases?.[start + i])) : undefined,
+            bases: based ? staged.map((_, i) => baseArg(host, bases?.[start + i])) : undefined,
           });
           flying.track(
             call.then((added) => {
@@ -240,7 +245,7 @@ export function beginStream(ctx: StoreContext, site: SiteKeys, options: WriteOpt
     if (held !== undefined) {
       const staging = new ImportStaging();
       staging.add(held.products, held.positions);
-      const bases = held.bases && lastBases(held.products, held.bases);
+      const bases = held.bases && lastBases(host, held.products, held.bases);
       const result = await commitHeld(host, staging, dryRun, key, bases);
       if (result !== undefined) return result;
       await release();

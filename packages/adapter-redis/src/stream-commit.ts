@@ -1,9 +1,11 @@
 // The commit of an import staged in Redis, whose products wait in the shape of a site (keys.ts,
 // IncomingKeys): its own sku claims first; then, under the site lock, an import into an empty
-// site is published at once by renaming its keys into the site's; into a site with products, one
-// pass judges every product against the site, and what the import changes is renamed into the
-// merging keys (or the import's keys in place of the site, for a replace).
+// site is published at once by renaming its keys into the site's; into a site with products (or
+// a merge's, whose bases that pass checks), one pass judges every product against the site, and
+// what the import changes is renamed into the merging keys (or the import's keys in place of the
+// site, for a replace).
 import { type CommitResult, combineConflicts, type SkuConflict, type WriteOptions } from "@catalog-kit/catalog-core";
+import { basesHold } from "./bases-hold.ts";
 import type { StoreContext } from "./context.ts";
 import { evictedStaging, refused, unavailable } from "./errors.ts";
 import { type KeyArgs, recordOf } from "./idempotency.ts";
@@ -14,10 +16,9 @@ import { mergeAll, slices } from "./merge.ts";
 import { eachPage } from "./pages.ts";
 import { commit, countsOf, publish, type Recorded, siteSizeOf, stagingOf, type Tally } from "./publish.ts";
 import type { Unplaced } from "./reply.ts";
-import { BASES } from "./scripts/import-bases.ts";
 import { CLAIMERS } from "./scripts/import-claimers.ts";
 import { HOLDERS } from "./scripts/import-holders.ts";
-import { JUDGE, type JudgeMode } from "./scripts/import-judge.ts";
+import { JUDGE, JUDGE_BASED, type JudgeMode } from "./scripts/import-judge.ts";
 import { INCOMING_SIZES } from "./scripts/import-sizes.ts";
 import { SPANS } from "./scripts/import-spans.ts";
 import { WHERE } from "./scripts/import-where.ts";
@@ -54,28 +55,6 @@ async function checkWhole(ctx: StoreContext, keys: IncomingKeys, tally: Tally, d
     sizes.ids === kept &&
     sizes.positions === tally.chunks;
   if (!whole) throw evictedStaging();
-}
-
-/**
- * Whether every base the import staged is still the stored product of its id (clause 7 of
- * `commit`), read under the lock `token` holds, which keeps the site so until the publish. The
- * count is checked last too: an in:bases evicted whole has no page to check.
- */
-async function basesHold(
-  ctx: StoreContext,
-  keys: SiteKeys & IncomingKeys,
-  token: string,
-  tally: Tally,
-): Promise<boolean> {
-  let hold = true;
-  const check = async (ids: string[]) => {
-    const reply = await ctx.call(BASES, keys, { token, lockTtlMs: ctx.lockTtlMs, based: tally.based, ids });
-    if (reply.outcome === "stale") hold = false;
-    else if (reply.outcome !== "ok") throw refused(reply);
-  };
-  await eachPage(ctx, keys.inBases, (ids) => (hold ? check(ids) : Promise.resolve()));
-  if (hold) await check([]);
-  return hold;
 }
 
 /**
@@ -162,7 +141,9 @@ async function settleHolders(ctx: StoreContext, keys: IncomingKeys, ttlMs: numbe
  * into which the changed ones are copied (a re-import that changes few). A replace renames the
  * import's keys in place of the site's: they hold its whole next state. Conflicts are returned
  * without their positions, which the caller looks up once the lock is released. The publishing
- * call checks and records `key` with the counts.
+ * call checks and records `key` with the counts. With `bases`, each page's bases are checked
+ * too (clause 7 of `commit`), against the products read for the counts anyway, and every one
+ * of in:bases must have been met by the end: the walk then answers stale whatever it found.
  */
 async function judgeAndPublish(
   ctx: StoreContext,
@@ -171,7 +152,7 @@ async function judgeAndPublish(
   tally: Tally,
   { dryRun, replace = false }: WriteOptions,
   ttlMs: number,
-  key?: KeyArgs,
+  { key, bases = false }: { key?: KeyArgs | undefined; bases?: boolean } = {},
 ): Promise<CommitResult | { unplaced: Unplaced[] }> {
   // Under the lock the site stays as it is until the commit, so its size is read once.
   const siteSize = replace ? await siteSizeOf(ctx, keys, token) : 0;
@@ -180,9 +161,10 @@ async function judgeAndPublish(
   let unchanged = 0;
   let mode: JudgeMode = dryRun || replace ? "none" : "auto";
   let moved = 0;
+  let based = 0;
   const conflicts: Unplaced[] = [];
   for (let after: string | undefined; ; ) {
-    const reply: Reply<typeof JUDGE> = await ctx.call(JUDGE, keys, {
+    const reply: Reply<typeof JUDGE> = await ctx.call(bases ? JUDGE_BASED : JUDGE, keys, {
       token,
       lockTtlMs: ctx.lockTtlMs,
       ttlMs,
@@ -191,8 +173,10 @@ async function judgeAndPublish(
       after,
       limit: ctx.chunkSize,
     });
+    if (reply.outcome === "stale") return STALE;
     if (reply.outcome !== "ok") throw refused(reply);
     judged += reply.judged;
+    based += reply.based;
     created += reply.created;
     unchanged += reply.unchanged;
     if (reply.mode === "drop" || reply.mode === "copy") mode = reply.mode;
@@ -201,8 +185,8 @@ async function judgeAndPublish(
     if (reply.judged < ctx.chunkSize) break;
     after = reply.last;
   }
-  // An evicted id index ends the walk early.
-  if (judged !== tally.ids) throw evictedStaging();
+  // An evicted id index ends the walk early; an evicted in:bases leaves bases unmet.
+  if (judged !== tally.ids || (bases && based !== tally.based)) throw evictedStaging();
   await checkWhole(ctx, keys, tally, mode === "drop" ? moved : 0);
   if (conflicts.length > 0) return { unplaced: conflicts };
   const counts = countsOf(judged, created, unchanged, replace, siteSize);
@@ -252,8 +236,8 @@ async function heldConflicts(
  * Commits an import's staging as `StagedImport.commit` says: when its own ids claim a sku twice,
  * those conflicts (found without the lock) with the skus held in the site (a read-only judging
  * walk); else, under the lock, into an empty site by renaming its keys into the site's, with no judging (every product
- * is created, and no sku of an empty site can conflict); else judged against the site and
- * published as one step. Positions are gathered only to answer conflicts, without the lock.
+ * is created, and no sku of an empty site can conflict); else (or with bases) judged against
+ * the site, its bases checked on the way, and published as one step. Positions are gathered only to answer conflicts, without the lock.
  * With `key`, a record of it is the answer (read first, and again by the publishing call, which
  * writes it with the import). The caller drops the import's keys afterwards.
  * Fails with "nothing written" before the publishing call, "unknown" if its reply is lost.
@@ -294,15 +278,19 @@ export async function commitIncoming(
     if (tally.unheld > 0) await settleHolders(ctx, incoming, ttlMs);
     const result = await withLock(ctx, site, async (token) => {
       const keys: CommitKeys = { ...importKeys(site, token), ...incoming, ...idempotencyKeys(site, key?.key) };
-      if (tally.based > 0 && !(await basesHold(ctx, keys, token, tally))) return STALE;
-      // Published only into an empty site: every product created.
-      const counts = countsOf(tally.ids, tally.ids, 0, replace, 0);
-      const record = key && { ...key, counts };
-      const fast = await publish(ctx, keys, token, "empty", tally, { check: dryRun, record });
-      if (typeof fast === "object") return replay(fast);
-      if (fast === "ok") return { applied: true, counts } as const;
+      const bases = tally.based > 0;
+      // A merge's bases are checked as it is judged, so it is judged even into an empty site,
+      // where it is stale unless every base is null.
+      if (!bases) {
+        // Published only into an empty site: every product created.
+        const counts = countsOf(tally.ids, tally.ids, 0, replace, 0);
+        const record = key && { ...key, counts };
+        const fast = await publish(ctx, keys, token, "empty", tally, { check: dryRun, record });
+        if (typeof fast === "object") return replay(fast);
+        if (fast === "ok") return { applied: true, counts } as const;
+      }
       try {
-        return await judgeAndPublish(ctx, keys, token, tally, options, ttlMs, key);
+        return await judgeAndPublish(ctx, keys, token, tally, options, ttlMs, { key, bases });
       } finally {
         await ctx.drop(stagingOf(keys)).catch(() => {});
       }

@@ -12,9 +12,11 @@ import { leaveMerging } from "./support/merging.ts";
 import { privateRedis } from "./support/private-redis.ts";
 import { product } from "./support/products.ts";
 
-// Lookups by id asked at once go to Redis as one HMGET per site, and lookups by sku as one
-// FIND_SKUS call per site (lookup-batch.ts). Each must still get its own answer, whatever else
-// shares its batch: other sites, missing keys, a site whose last import is still merging.
+// Lookups by id asked at once go to Redis as one HMGET per site; lookups by sku as one HMGET of
+// their holders per site, then their products with those by id, and the lookups that may be by
+// id or sku, or whose sku has no holder, as one FIND_SKUS call per site (lookup-batch.ts). Each
+// must still get its own answer, whatever else shares its batch: other sites, missing keys, a
+// site whose last import is still merging.
 
 const write = { dryRun: false } as const;
 const IDS = ["a", "b", "c", "d", "missing"];
@@ -123,7 +125,7 @@ describeWithRedis("lookups asked at once", () => {
     );
   });
 
-  test("lookups by sku asked at once, mixed with lookups by id, go out as one FIND_SKUS call a site", async () => {
+  test("lookups by sku asked at once, mixed with lookups by id: those without a holder go out as one FIND_SKUS call a site", async () => {
     const client = new Redis(redis.server.url, redisClientOptions);
     const store = createRedisStore({ client, keyPrefix: "skus" });
     stores.push(store);
@@ -139,10 +141,15 @@ describeWithRedis("lookups asked at once", () => {
     asks.forEach(({ site, key, by }, i) => {
       expect(found[i]).toEqual(answerOf(expected.get(site) as Map<string, Product>, key, by));
     });
-    // One call a site (a state field's name is asked of none); the merging site's lookups then go
-    // through its import one by one, as its lookups by id do.
-    expect(sent(FIND_SKUS.sha)).toHaveLength(sites.length);
-    for (const [, args] of sent(FIND_SKUS.sha)) expect(args).toHaveLength(4 + 2 * (skus.length - 1));
+    // One call a site for the skus no product of the site's own hashes holds (a state field's
+    // name is asked of none); the merging site's lookups then go through its import one by one,
+    // as its lookups by id do.
+    const unheld = sites.map((site) =>
+      skus.filter((sku) => !["sa", "sb", `s-${site.siteId}`, "\u0000merging"].includes(sku)),
+    );
+    expect(sent(FIND_SKUS.sha).map(([, args]) => (args as unknown as unknown[]).length)).toEqual(
+      unheld.map((keys) => 4 + 2 * keys.length),
+    );
     expect(sent(FIND_MERGING.sha)).toHaveLength(skus.length - 1 + IDS.length);
     client.disconnect();
   });
@@ -155,16 +162,22 @@ describeWithRedis("lookups asked at once", () => {
     const stored = Array.from({ length: 600 }, (_, i) => product(`p${i}`, `s${i}`));
     await upsert(store, site, stored, write);
     const { call, sent } = scriptCalls(client);
+    const hmgets = vi.spyOn(client, "hmget");
     call.mockClear();
     const skus = Array.from({ length: 1_200 }, (_, i) => `s${(i * 7) % 700}`);
     const found = await Promise.all(skus.map((sku) => store.find(site, sku, "sku")));
     skus.forEach((sku, i) => {
       expect(found[i]).toEqual(stored.find((p) => p.sku === sku));
     });
-    // 1,200 lookups in calls of at most 500 (two arguments each, after the SHA, count and keys).
-    expect(sent(FIND_SKUS.sha).map(([, args]) => ((args as unknown as unknown[]).length - 4) / 2)).toEqual([
+    // 1,200 holders read in commands of at most 500 skus (after the key); the skus without one
+    // (s600 to s699) asked of FIND_SKUS, in calls of at most 500 (two arguments each, after the
+    // SHA, count and keys).
+    const skusKey = siteKeys(checkKeyPrefix("sku-burst"), site).skus;
+    expect(hmgets.mock.calls.filter(([key]) => key === skusKey).map((args) => args.length - 1)).toEqual([
       500, 500, 200,
     ]);
+    const unheld = skus.filter((sku) => Number(sku.slice(1)) >= 600).length;
+    expect(sent(FIND_SKUS.sha).map(([, args]) => ((args as unknown as unknown[]).length - 4) / 2)).toEqual([unheld]);
     client.disconnect();
   });
 
@@ -246,7 +259,8 @@ describeWithRedis("lookups asked at once", () => {
     const site = uniqueSite();
     await upsert(store, site, [product("a", "sa"), product("b", "sb")], write);
     vi.spyOn(client, "call").mockRejectedValue(new Error("Connection is closed."));
-    const outcomes = await Promise.allSettled(["sa", "sb", "sc"].map((sku) => store.find(site, sku, "sku")));
+    // Skus no product holds: FIND_SKUS is asked of them.
+    const outcomes = await Promise.allSettled(["sc", "sd", "se"].map((sku) => store.find(site, sku, "sku")));
     for (const outcome of outcomes) {
       expect(outcome.status).toBe("rejected");
       expect(isCatalogError((outcome as PromiseRejectedResult).reason, "STORAGE_UNAVAILABLE")).toBe(true);
@@ -261,7 +275,10 @@ describeWithRedis("lookups asked at once", () => {
     const site = uniqueSite();
     await upsert(store, site, [product("a", "sa"), product("b", "sb")], write);
     vi.spyOn(client, "hmget").mockRejectedValue(new Error("Connection is closed."));
-    const outcomes = await Promise.allSettled(["a", "b", "c"].map((id) => store.find(site, id, "id")));
+    const outcomes = await Promise.allSettled([
+      ...["a", "b", "c"].map((id) => store.find(site, id, "id")),
+      ...["sa", "sb", "sc"].map((sku) => store.find(site, sku, "sku")),
+    ]);
     for (const outcome of outcomes) {
       expect(outcome.status).toBe("rejected");
       expect(isCatalogError((outcome as PromiseRejectedResult).reason, "STORAGE_UNAVAILABLE")).toBe(true);

@@ -62,7 +62,11 @@ for j = 1, #ids do
 end
 return out
 `,
-  args: (lookups: readonly SkuLookup[]) => lookups.flatMap(({ key, by }) => [by ?? "", key]),
+  args: (lookups: readonly SkuLookup[]) => {
+    const argv: string[] = [];
+    for (const { key, by } of lookups) argv.push(by ?? "", key);
+    return argv;
+  },
   replies: {
     merging: null,
     ok: (reply) => ({ jsons: Array.from({ length: reply.length }, (_, i) => reply.optionalText(i)) }),

@@ -13,8 +13,9 @@ export interface AddArgs {
   readonly positions: readonly number[];
   readonly products: Chunk;
   /**
-   * Once an add of the import gave bases, each product's: the canonical JSON of its base, `""`
-   * for a `null` base, or `"-"` for none (which drops a base an earlier add gave its id).
+   * Once an add of the import gave bases, each product's: the digest of its base
+   * (`FoundProducts.digest`, `""` for a `null` base), or `"-"` for none (which drops a base an
+   * earlier add gave its id).
    */
   readonly bases?: readonly string[] | undefined;
 }
@@ -34,7 +35,7 @@ const definition = {
   conflict needs them.
   ARGV[1] ttl of the import's keys (ms)  ARGV[2] the chunk's number in the import  ARGV[3] the
   chunk's positions, separated by spaces, in the order of its products; ARGV[4] how many bases
-  follow: none, or one per product (its canonical JSON, "" for a null base, "-" for none);
+  follow: none, or one per product (its digest, "" for a null base, "-" for none);
   then the products (see products()), whose ids are distinct
   Returns what the chunk changed, for the client to sum: {"ok", ids new to the import, skus
   claimed, skus more than one id claims, skus one id claims but whose holder is unknown,

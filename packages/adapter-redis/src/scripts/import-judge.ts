@@ -1,6 +1,8 @@
 // JUDGE: a page of a large import judged against the site under the lock: counts, conflicts, and
 // what its commit will publish.
-import { type LockArgs, lexAfter, script } from "../lua.ts";
+import type { KeyName } from "../keys.ts";
+import { type LockArgs, lexAfter, type ScriptDefinition, script } from "../lua.ts";
+import type { Decoders } from "../reply.ts";
 
 const MODES = ["drop", "copy", "auto", "none"] as const;
 
@@ -22,8 +24,7 @@ export interface JudgeArgs extends LockArgs {
   readonly limit: number;
 }
 
-/** Judges a page of a `beginImport` import against a site with products, under the lock. */
-export const JUDGE = script({
+const definition = {
   name: "import-judge",
   keys: [
     "products",
@@ -37,7 +38,7 @@ export const JUDGE = script({
     "inSkus",
     "inIds",
     "inPositions",
-  ],
+  ] as const,
   lua: `
 --[[ import-judge: part of a beginImport import's commit into a site that holds products, under
   the site lock; the import claims no sku twice and in:skus names every sku's claimer (commit
@@ -52,18 +53,33 @@ export const JUDGE = script({
   ARGV[5] "1" when the import replaces the site (no sku of the site is then a conflict: every
   one the import does not take is freed), else "0"  ARGV[6] where the page starts, as
   ZRANGEBYLEX takes it ("-", or "(<id>" after <id>: see lexAfter)  ARGV[7] most ids
+  With in:bases declared (a merge's import), also checks the bases of the page's ids against
+  the stored products it reads for the counts anyway (clause 7 of commit): the lock keeps the
+  site as checked until the publish, which follows the last page, and a stale base on any page
+  refuses the import (whatever earlier pages dropped or copied, the caller drops the staging).
   Returns {"lost"} when the lock is not ours; {"evicted"} when an id has lost its product or
-  sku; else {"ok", judged, created, unchanged, the mode applied, products dropped or copied,
-  the last id judged or "", sku, id, heldBy, ...} where each triple is a conflict (the commit
-  finds its positions afterwards). ]]
+  sku; {"stale"} when a stored product is not its id's base; else {"ok", judged, created,
+  unchanged, the mode applied, products dropped or copied, the last id judged or "", entries
+  of in:bases found, sku, id, heldBy, ...} where each triple is a conflict (the commit finds
+  its positions afterwards). ]]
 if holder(K.products) ~= ARGV[1] then return {'lost'} end
 hold(K.products, ARGV[1], ARGV[2])
 local ids = redis.call('ZRANGEBYLEX', K.inIds, ARGV[6], '+', 'LIMIT', 0, tonumber(ARGV[7]))
 local n = #ids
-if n == 0 then return {'ok', 0, 0, 0, ARGV[4], 0, ''} end
+if n == 0 then return {'ok', 0, 0, 0, ARGV[4], 0, '', 0} end
 local jsons, skus = hmget(K.inProducts, ids), hmget(K.inSkuOf, ids)
 for i = 1, n do
   if not jsons[i] or not skus[i] then return {'evicted'} end
+end
+local olds, based = hmget(K.products, ids), 0
+if K.inBases then
+  local bases = hmget(K.inBases, ids)
+  for i = 1, n do
+    if bases[i] then
+      based = based + 1
+      if differs(olds[i], bases[i]) then return {'stale'} end
+    end
+  end
 end
 local conflicts = {}
 if ARGV[5] ~= '1' then
@@ -88,7 +104,7 @@ if ARGV[5] ~= '1' then
     end
   end
 end
-local created, unchanged, changed = compare(K.products, ids, jsons, n)
+local created, unchanged, changed = compare(K.products, ids, jsons, n, olds)
 local mode, moved = ARGV[4], 0
 if #conflicts > 0 then mode = 'none' end
 if mode == 'auto' then mode = unchanged > #changed and 'copy' or 'drop' end
@@ -112,7 +128,7 @@ elseif mode == 'copy' and #changed > 0 then
   moved = #changed
 end
 for _, k in ipairs({K.inProducts, K.inSkuOf, K.inSkus, K.inIds, K.inPositions}) do redis.call('PEXPIRE', k, ARGV[3]) end
-local out = {'ok', n, created, unchanged, mode, moved, ids[n]}
+local out = {'ok', n, created, unchanged, mode, moved, ids[n], based}
 for _, v in ipairs(conflicts) do out[#out + 1] = v end
 return out
 `,
@@ -128,6 +144,7 @@ return out
   replies: {
     lost: null,
     evicted: null,
+    stale: null,
     ok: (reply) => ({
       judged: reply.int(0),
       created: reply.int(1),
@@ -135,7 +152,18 @@ return out
       mode: reply.oneOf(3, MODES),
       moved: reply.int(4),
       last: reply.text(5),
-      conflicts: reply.conflicts(6),
+      based: reply.int(6),
+      conflicts: reply.conflicts(7),
     }),
   },
-});
+} satisfies ScriptDefinition<KeyName, JudgeArgs, Decoders>;
+
+/** Judges a page of a `beginImport` import against a site with products, under the lock. */
+export const JUDGE = script({ ...definition, keys: [...definition.keys] });
+
+/**
+ * JUDGE for a merge's import, which checks its bases too. Only it declares in:bases: while the
+ * site's slot migrates, Redis refuses a script declaring a key that does not exist, and an
+ * import without bases never has one.
+ */
+export const JUDGE_BASED = script({ ...definition, name: "import-judge-based", keys: [...definition.keys, "inBases"] });

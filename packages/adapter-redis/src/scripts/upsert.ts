@@ -5,8 +5,8 @@ import { type RecordArgs, recordArgv, script } from "../lua.ts";
 import type { Decoders } from "../reply.ts";
 
 /**
- * The bases of a batch (clause 7 of `commit`): id, then the canonical JSON of its base (`""` when
- * none had the id), for each id whose last add gave one.
+ * The bases of a batch (clause 7 of `commit`): id, then the digest of its base (`FoundProducts.digest`:
+ * `""` when none had the id), for each id whose last add gave one.
  */
 export type Bases = readonly string[];
 
