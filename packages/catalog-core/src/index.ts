@@ -25,6 +25,7 @@ export type {
   StreamImportOptions,
 } from "./catalog-options.ts";
 export { CURSOR_PATTERN } from "./cursor.ts";
+export { DecodedBodies } from "./decoded-bodies.ts";
 export type { ImportSummary } from "./engine.ts";
 export {
   CatalogError,
@@ -42,7 +43,6 @@ export {
   type KeyPolicy,
   keyProblem,
 } from "./idempotency.ts";
-export { DecodedBodies } from "./decoded-bodies.ts";
 export { productJsonSchemas } from "./json-schema.ts";
 export { jsonString } from "./json-string.ts";
 export { KeyBook } from "./key-book.ts";

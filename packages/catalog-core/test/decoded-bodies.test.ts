@@ -25,12 +25,15 @@ const changeArb = fc.oneof(
   }),
 );
 
-test.prop([productArb(), changeArb])("answers the product's encoding, however it was changed since", (stored, change) => {
-  const bodies = new DecodedBodies();
-  const found = bodies.decode(encodeProduct(stored));
-  change(found);
-  expect(bodies.body(found)).toBe(encodeProduct(found));
-});
+test.prop([productArb(), changeArb])(
+  "answers the product's encoding, however it was changed since",
+  (stored, change) => {
+    const bodies = new DecodedBodies();
+    const found = bodies.decode(encodeProduct(stored));
+    change(found);
+    expect(bodies.body(found)).toBe(encodeProduct(found));
+  },
+);
 
 test("answers the body as read while the product is unchanged, in whatever spelling it was stored", () => {
   const bodies = new DecodedBodies();

@@ -55,6 +55,19 @@ export function testPreconditions(store: () => CatalogStore, numRuns: number): v
     expect(await store().find(site, "a", "id")).toEqual({ ...a, title: "changed" });
   });
 
+  test("preconditions: a base is what it holds when added, even a product find returned and changed since", async () => {
+    const site = uniqueSite();
+    const a = sampleProduct("a", "sa");
+    await upsert(store(), site, [a]);
+    const found = (await store().find(site, "a", "id")) as Product;
+    (found as { title: string }).title = "changed";
+    expect(await based(site, [{ ...found, price: 1 }], [found])).toEqual(STALE);
+    expect(await store().find(site, "a", "id")).toEqual(a);
+    const again = (await store().find(site, "sa", "sku")) as Product;
+    const result = await based(site, [{ ...again, price: 2 }], [again]);
+    expect(result).toEqual({ applied: true, counts: { created: 0, updated: 1, unchanged: 0 } });
+  });
+
   test("preconditions: the last add of an id decides its base; stale is judged before conflicts, and in a dry run", async () => {
     const site = uniqueSite();
     const a = sampleProduct("a", "sa");
