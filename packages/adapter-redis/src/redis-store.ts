@@ -218,10 +218,11 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         } else {
           // By sku only: the holder from the skus hash, then its product and the merging mark,
           // two plain HMGETs a batch in place of a script, which cost Redis about three times as
-          // much (4.5 µs a lookup against 1.7, in batches of 500). The two reads are apart, so their answer stands only when the product read
-          // second still has the sku, and no import is merging: skus are unique at every
-          // moment, so that product held the sku then. Anything else (no holder, a product
-          // moved on or gone) is asked of FIND_SKUS, which reads one moment.
+          // much (4.5 µs a lookup against 1.7, in batches of 500). The two reads are apart, so
+          // their answer stands only when the product read second still has the sku, and no
+          // import is merging: skus are unique at every moment, so that product held the sku
+          // then. Anything else (no holder, a product moved on or gone) is asked of FIND_SKUS,
+          // which reads one moment.
           const held = await bounded(connection, lookupByHolder(keys, key));
           if (held !== undefined) {
             const [merging, json] = held;
