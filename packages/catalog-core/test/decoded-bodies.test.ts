@@ -45,3 +45,17 @@ test("answers the body as read while the product is unchanged, in whatever spell
   expect(bodies.body(found)).toBe(encodeProduct(found));
   expect(new DecodedBodies().body(bodies.decode(older))).toBe(encodeProduct(found).replace('"U"', '"T"'));
 });
+
+test("keeps the body out of sight: JSON, keys, copies and equality see the product alone", () => {
+  const bodies = new DecodedBodies();
+  const older =
+    '{"sku":"s","id":"a","title":"T","available":true,"featured_image":"https://i.example/f.png","url":"https://s.example/a"}';
+  const found = bodies.decode(older);
+  const plain = JSON.parse(older) as Product;
+  expect(found).toStrictEqual(plain);
+  expect(Object.keys(found)).toEqual(Object.keys(plain));
+  expect(JSON.stringify(found)).toBe(older);
+  // A copy is another product: encoded, as is a product another store's bodies decoded.
+  expect(bodies.body({ ...found })).toBe(encodeProduct(plain));
+  expect(new DecodedBodies().body(found)).toBe(encodeProduct(plain));
+});
