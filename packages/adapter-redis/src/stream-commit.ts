@@ -235,9 +235,10 @@ async function heldConflicts(
 /**
  * Commits an import's staging as `StagedImport.commit` says: when its own ids claim a sku twice,
  * those conflicts (found without the lock) with the skus held in the site (a read-only judging
- * walk); else, under the lock, into an empty site by renaming its keys into the site's, with no judging (every product
- * is created, and no sku of an empty site can conflict); else (or with bases) judged against
- * the site, its bases checked on the way, and published as one step. Positions are gathered only to answer conflicts, without the lock.
+ * walk); else, under the lock, into an empty site by renaming its keys into the site's, with no
+ * judging (every product is created, and no sku of an empty site can conflict); else (or with
+ * bases) judged against the site, its bases checked on the way, and published as one step.
+ * Positions are gathered only to answer conflicts, without the lock.
  * With `key`, a record of it is the answer (read first, and again by the publishing call, which
  * writes it with the import). The caller drops the import's keys afterwards.
  * Fails with "nothing written" before the publishing call, "unknown" if its reply is lost.
