@@ -10,7 +10,10 @@ export interface SiteView {
   get(id: string): Product | undefined;
   /** The id of the stored product holding this sku. */
   holderOf(sku: string): string | undefined;
-  /** How many products the site holds. */
+  /**
+   * How many products the site holds: read by a replace only (for `deleted`), so a store that
+   * counts in a query may make it a getter that does.
+   */
   readonly size: number;
 }
 
@@ -147,9 +150,8 @@ export class ImportStaging {
     if (!this.basesHold(site)) return { applied: false, conflicts: [], stale: true };
     const claimed = this.claims();
     const byId = this.#byId;
-    const empty = site === undefined || site.size === 0;
     const held: SkuConflict[] = [];
-    if (!empty && !replace) {
+    if (site !== undefined && !replace) {
       for (const { id, sku } of byId.values()) {
         const heldBy = site.holderOf(sku);
         if (heldBy !== undefined && heldBy !== id && !byId.has(heldBy)) {
@@ -162,7 +164,7 @@ export class ImportStaging {
     let created = total;
     let unchanged = 0;
     let changed: Iterable<Product> = byId.values();
-    if (!empty) {
+    if (site !== undefined) {
       const written: Product[] = [];
       created = 0;
       for (const product of byId.values()) {
@@ -177,8 +179,8 @@ export class ImportStaging {
       changed = written;
     }
     const counts = { created, updated: total - created - unchanged, unchanged };
-    const deleted = (site?.size ?? 0) - (total - created);
-    return { applied: true, counts: replace ? { ...counts, deleted } : counts, changed };
+    if (!replace) return { applied: true, counts, changed };
+    return { applied: true, counts: { ...counts, deleted: (site?.size ?? 0) - (total - created) }, changed };
   }
 
   /** Lets go of everything staged. */
