@@ -48,6 +48,12 @@ export interface EngineOptions extends WriteOptions {
 // 3,000 took a 1 GiB NDJSON import into Redis from 0.92x to 1.0x the buffered import's rate).
 const CHUNK = 3_000;
 
+// Records a merge reads and merges at a time (its products are still staged CHUNK at a time): the
+// stored products it reads stay alive until merged, and 3,000 of them at once, decoded, outlived
+// the young generation's collections. 500, one batch of the stores' lookups, took a merge of
+// 300,000 products into PostgreSQL from peaks of 336-382 MB to 275-293, at the same rate.
+const MERGE_STEP = 500;
+
 /** The `TOO_MANY_PRODUCTS` error; `exact` when every record was counted. */
 export function tooMany(limit: number, received: number, exact: boolean): CatalogError {
   const has = exact ? `${received}` : `more (${received} so far)`;
@@ -197,8 +203,9 @@ async function runOnce(
       // store stages each chunk while the next is checked.
       const { records, positions: at } = part;
       const locate = (i: number, path: readonly PropertyKey[]) => source.locate(at[i] as number, path);
-      for (let from = 0; from < records.length; from += CHUNK) {
-        const to = Math.min(records.length, from + CHUNK);
+      const step = merging ? MERGE_STEP : CHUNK;
+      for (let from = 0; from < records.length; from += step) {
+        const to = Math.min(records.length, from + step);
         if (merging) {
           const slice = (i: number, path: readonly PropertyKey[]) => locate(from + i, path);
           take(await merging.chunk(records.slice(from, to), at.slice(from, to), slice, invalid));
