@@ -63,5 +63,7 @@ export function judgeStagedRows(rows: Iterable<StagedRow>, replace: boolean, sit
   }
   if (conflicts.length > 0) return { applied: false, conflicts };
   const counts = { created, updated: total - created - unchanged, unchanged };
-  return replace ? { applied: true, counts: { ...counts, deleted: siteSize() - (total - created) } } : { applied: true, counts };
+  return replace
+    ? { applied: true, counts: { ...counts, deleted: siteSize() - (total - created) } }
+    : { applied: true, counts };
 }
