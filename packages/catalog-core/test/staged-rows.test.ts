@@ -14,7 +14,7 @@ import { expect, test } from "vitest";
 interface Staged {
   readonly product: Product;
   readonly position: number;
-  readonly base?: Product | null;
+  readonly base: Product | null | undefined;
   readonly withBases: boolean;
 }
 
