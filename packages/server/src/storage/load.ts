@@ -140,7 +140,7 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
 // The module's own shape: a create function, and a Standard Schema if it has a schema.
 function contractProblem(loaded: Record<string, unknown>): string | undefined {
   if (typeof loaded.create !== "function") {
-    const names = Object.keys(loaded);
+    const names = Object.keys(loaded).sort();
     const exports = names.length === 0 ? "nothing" : names.join(", ");
     return `Is not a storage adapter module: it exports no create function (it exports ${exports})`;
   }
