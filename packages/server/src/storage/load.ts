@@ -68,6 +68,14 @@ function exportTarget(target: unknown): string | undefined {
   return undefined;
 }
 
+// A package's exports of one subpath: a map of subpaths ("./server"), or the root's alone.
+function subpathExport(exports: unknown, subpath: string): unknown {
+  const keyed =
+    typeof exports === "object" && !Array.isArray(exports) && Object.keys(exports ?? {})[0]?.startsWith(".");
+  if (!keyed) return subpath === "." ? exports : undefined;
+  return Object.hasOwn(exports as object, subpath) ? (exports as Record<string, unknown>)[subpath] : undefined;
+}
+
 // The file an import() of a package's root or subpath gives: its exports (no patterns), else its
 // main, else index.js. Not require's resolution: that would take a package's "require" entry.
 async function packageEntry(root: string, subpath: string): Promise<string | Problem> {
@@ -80,19 +88,11 @@ async function packageEntry(root: string, subpath: string): Promise<string | Pro
   }
   const { exports } = manifest;
   if (exports !== undefined && exports !== null) {
-    const keyed = typeof exports === "object" && !Array.isArray(exports) && Object.keys(exports)[0]?.startsWith(".");
-    const entry = keyed
-      ? Object.hasOwn(exports, subpath)
-        ? (exports as Record<string, unknown>)[subpath]
-        : undefined
-      : subpath === "."
-        ? exports
-        : undefined;
-    const target = exportTarget(entry);
-    if (target === undefined)
-      return {
-        problem: `${join(root, "package.json")} exports no ${subpath === "." ? "entry" : `"${subpath}"`} for import()`,
-      };
+    const target = exportTarget(subpathExport(exports, subpath));
+    if (target === undefined) {
+      const what = subpath === "." ? "entry" : JSON.stringify(subpath);
+      return { problem: `${join(root, "package.json")} exports no ${what} for import()` };
+    }
     return resolve(root, target);
   }
   if (subpath !== ".") return join(root, subpath);
@@ -111,6 +111,7 @@ function packageAndSubpath(name: string): [string, string] {
 // (an adapter installed beside the server, the configuration kept elsewhere).
 async function packageFile(name: string, configDir: string): Promise<string | Problem> {
   const [pkg, subpath] = packageAndSubpath(name);
+  // createRequire wants a file; any name in the folder gives that folder's lookup.
   const besideConfig = createRequire(join(configDir, "catalog.config.json")).resolve.paths(pkg) ?? [];
   const besideServer = createRequire(import.meta.url).resolve.paths(pkg) ?? [];
   for (const folder of new Set([...besideConfig, ...besideServer])) {
@@ -224,6 +225,7 @@ export async function checkStorage(
     throw new ConfigError(source, [
       issueLine(["storage"], `The schema of ${JSON.stringify(adapter)} gave no object of options`),
     ]);
+  // The name is the configuration's, whatever the schema gave back under that key.
   const { adapter: _shadowed, ...rest } = validated as Record<string, unknown>;
   const result: CheckedStorage = { storage: { adapter, ...rest }, module, options: validated };
   checked.set(result.storage, { ...result, configDir: context.configDir });
