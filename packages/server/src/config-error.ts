@@ -24,9 +24,13 @@ export function issueLine(path: readonly PropertyKey[], message: string): string
 
 /** The fields of a valibot issue that tell an unknown or a missing key (also on its Standard Schema issues). */
 export interface ValibotIssueFields {
+  /** The schema's message. */
   readonly message: string;
+  /** The kind of schema that found it: `strict_object` for a key of an object. */
   readonly type?: unknown;
+  /** What was expected: `never` where no key was. */
   readonly expected?: unknown;
+  /** What was found: nothing, for a missing key. */
   readonly input?: unknown;
 }
 
