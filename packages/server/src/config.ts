@@ -26,7 +26,7 @@ import {
 import * as v from "valibot";
 import { ConfigError, issueLine, valibotMessage } from "./config-error.ts";
 import { jsonErrorOffset, placeOf } from "./json-position.ts";
-import { type CheckedStorage, checkStorage, type StorageConfig } from "./storage/load.ts";
+import { BUNDLED_ADAPTERS, type CheckedStorage, checkStorage, type StorageConfig } from "./storage/load.ts";
 
 export { ConfigError } from "./config-error.ts";
 export type { StorageConfig } from "./storage/load.ts";
@@ -63,7 +63,7 @@ const TokenSchema = v.pipe(
 // loadConfig has loaded it.
 const StorageSchema = v.looseObject(
   { adapter: v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")) },
-  'Must be { "adapter": "<name>", ... }: memory, redis, postgres, a package or a path',
+  `Must be { "adapter": "<name>", ... }: ${BUNDLED_ADAPTERS.join(", ")}, a package or a path`,
 );
 
 // A configured site: its names, and the currency of its prices, which a feed export writes.
