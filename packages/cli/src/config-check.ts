@@ -20,10 +20,7 @@ export async function checkConfig(args: readonly string[], io: Io): Promise<numb
       ...(tokenSha256 === undefined ? {} : { tokenSha256: "<redacted>" }),
       ...rest,
     }));
-    const storage =
-      "url" in config.storage && config.storage.url !== undefined
-        ? { ...config.storage, url: redactUrl(config.storage.url) }
-        : config.storage;
+    const storage = Object.fromEntries(Object.entries(config.storage).map(([key, value]) => [key, redact(key, value)]));
     io.stdout.write(`${JSON.stringify({ ...config, tokens, storage }, null, 2)}\n`);
     io.stderr.write(`${file}: valid\n`);
     return 0;
@@ -34,10 +31,23 @@ export async function checkConfig(args: readonly string[], io: Io): Promise<numb
   }
 }
 
+// The options are the adapter's, an outside one's too: whatever is named like a secret, and the
+// password of every URL (a cluster's nodes, say) wherever it is.
+function redact(key: string, value: unknown): unknown {
+  if (/password|secret|token/i.test(key)) return "<redacted>";
+  if (typeof value === "string") return redactUrl(value);
+  if (Array.isArray(value)) return value.map((item) => redact("", item));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redact(name, item)]));
+  return value;
+}
+
 // A Redis or PostgreSQL URL may carry a password; PostgreSQL's also as a `password` parameter.
+// Any other string is printed as written.
 function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
+    if (parsed.password === "" && !parsed.searchParams.has("password")) return url; // as written, not normalized
     if (parsed.password !== "") parsed.password = "redacted";
     if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "redacted");
     return parsed.toString();

@@ -61,4 +61,33 @@ describe("catalog-kit config check", () => {
       queryTimeoutMs: 10_000,
     });
   });
+
+  it("validates an adapter module's options with its schema, prints them with its defaults, secrets redacted", async () => {
+    // An adapter module beside the file, its schema written by hand; checking never opens the store.
+    await writeFile(
+      join(dir, "acme-store.js"),
+      `export const schema = { "~standard": { version: 1, vendor: "acme", validate(value) {
+        if (typeof value.region !== "string") return { issues: [{ message: "Must be a string", path: ["region"] }] };
+        return { value: { endpoint: "https://reader:hunter2@store.example/", ...value } };
+      } } };
+      export function create() { throw new Error("config check opened the store"); }\n`,
+    );
+    const config = (storage: object) =>
+      JSON.stringify({ sites: [SITE], tokens: [{ token: "t", sites: "*" }], storage });
+    const file = join(dir, "acme.json");
+    await writeFile(file, config({ adapter: "./acme-store.js", region: "eu", apiToken: "swordfish" }));
+    const ok = await runCli(["config", "check", file]);
+    expect(ok.stderr).toBe(`${file}: valid\n`);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).storage).toEqual({
+      adapter: "./acme-store.js",
+      endpoint: "https://reader:redacted@store.example/",
+      region: "eu",
+      apiToken: "<redacted>",
+    });
+    await writeFile(file, config({ adapter: "./acme-store.js", region: 1 }));
+    const refused = await runCli(["config", "check", file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("  - storage.region: Must be a string\n");
+  });
 });

@@ -1,16 +1,9 @@
 // The standalone server's configuration file (CATALOG_CONFIG): its schema, defaults, and errors
-// that name the key. Defaults and shapes come from the packages that own them (http-node's limits,
-// adapter-redis's key prefix and replication, adapter-postgres's schema and pool size), so that
-// the file cannot drift from them.
+// that name the key. Defaults and shapes come from the packages that own them (http-node's limits;
+// the storage's options from its adapter module, see storage/load.ts), so that the file cannot
+// drift from them.
 import { readFile } from "node:fs/promises";
-import {
-  DEFAULT_POOL_SIZE,
-  DEFAULT_QUERY_TIMEOUT_MS,
-  DEFAULT_SCHEMA,
-  MIN_POOL_SIZE,
-  schemaProblem,
-} from "@catalog-kit/adapter-postgres";
-import { DEFAULT_KEY_PREFIX, type Replication } from "@catalog-kit/adapter-redis";
+import { dirname, resolve } from "node:path";
 import {
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
@@ -31,7 +24,12 @@ import {
   isTokenSite,
 } from "@catalog-kit/http-node";
 import * as v from "valibot";
+import { ConfigError, issueLine, valibotMessage } from "./config-error.ts";
 import { jsonErrorOffset, placeOf } from "./json-position.ts";
+import { BUNDLED_ADAPTERS, type CheckedStorage, checkStorage, type StorageConfig } from "./storage/load.ts";
+
+export { ConfigError } from "./config-error.ts";
+export type { StorageConfig } from "./storage/load.ts";
 
 /** Default of the config's `limits.requestTimeoutMs`: 10 minutes to send a whole request. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
@@ -61,83 +59,11 @@ const TokenSchema = v.pipe(
   v.check((token) => hasOneSecret(token), "Give exactly one of token and tokenSha256"),
 );
 
-const Whole = v.pipe(
-  v.number("Must be a number"),
-  v.integer("Must be an integer"),
-  v.minValue(1, "Must be at least 1"),
-);
-
-// adapter-redis's `waitForReplicas`, checked against its type: a field it adds or renames fails to compile here.
-const ReplicationSchema = v.strictObject({ replicas: Whole, timeoutMs: Whole }) satisfies v.GenericSchema<
-  unknown,
-  Replication
->;
-
-const StorageSchema = v.pipe(
-  v.variant(
-    "adapter",
-    [
-      v.strictObject({ adapter: v.literal("memory") }),
-      v.strictObject({
-        adapter: v.literal("redis"),
-        url: v.optional(
-          v.pipe(v.string("Must be a string"), v.regex(/^rediss?:\/\//, "Must start with redis:// or rediss://")),
-        ),
-        cluster: v.optional(
-          v.pipe(
-            v.array(
-              v.pipe(v.string("Must be a string"), v.regex(/^rediss?:\/\//, "Must start with redis:// or rediss://")),
-            ),
-            v.minLength(1, "Must list at least one node"),
-          ),
-        ),
-        keyPrefix: v.optional(
-          v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")),
-          DEFAULT_KEY_PREFIX,
-        ),
-        waitForReplicas: v.optional(ReplicationSchema),
-      }),
-      v.strictObject({
-        adapter: v.literal("postgres"),
-        url: v.pipe(
-          v.string("Must be a string"),
-          v.regex(/^postgres(?:ql)?:\/\//, "Must start with postgres:// or postgresql://"),
-        ),
-        schema: v.optional(
-          v.pipe(
-            v.string("Must be a string"),
-            v.rawCheck(({ dataset, addIssue }) => {
-              const problem = dataset.typed ? schemaProblem(dataset.value) : undefined;
-              if (problem !== undefined) addIssue({ message: problem });
-            }),
-          ),
-          DEFAULT_SCHEMA,
-        ),
-        poolSize: v.optional(
-          v.pipe(
-            v.number("Must be a number"),
-            v.integer("Must be an integer"),
-            v.minValue(MIN_POOL_SIZE, `Must be at least ${MIN_POOL_SIZE}`),
-          ),
-          DEFAULT_POOL_SIZE,
-        ),
-        queryTimeoutMs: v.optional(
-          v.pipe(
-            v.number("Must be a number"),
-            v.integer("Must be an integer"),
-            v.minValue(1, "Must be at least 1"),
-            v.maxValue(2 ** 31 - 1, "Must be at most 2147483647"),
-          ),
-          DEFAULT_QUERY_TIMEOUT_MS,
-        ),
-      }),
-    ],
-    'Must be { "adapter": "memory" }, { "adapter": "redis", ... } or { "adapter": "postgres", ... }',
-  ),
-  v.check(
-    (storage) => storage.adapter !== "redis" || (storage.url === undefined) !== (storage.cluster === undefined),
-    "A redis storage needs exactly one of url and cluster",
-  ),
+// Only the adapter's name here: its options are its module's to validate (checkStorage), once
+// loadConfig has loaded it.
+const StorageSchema = v.looseObject(
+  { adapter: v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")) },
+  `Must be { "adapter": "<name>", ... }: ${BUNDLED_ADAPTERS.join(", ")}, a package or a path`,
 );
 
 // A configured site: its names, and the currency of its prices, which a feed export writes.
@@ -151,7 +77,10 @@ const ConfigSiteSchema = v.strictObject({
   ),
 });
 
-/** The schema of the server's configuration file (`CATALOG_CONFIG`); unknown keys are errors. */
+/**
+ * The schema of the server's configuration file (`CATALOG_CONFIG`); unknown keys are errors. Of
+ * `storage` it checks the adapter's name only: the options are the adapter module's to validate.
+ */
 export const ConfigSchema = v.strictObject({
   sites: v.pipe(v.array(ConfigSiteSchema), v.minLength(1, "Must list at least one site")),
   tokens: v.pipe(v.array(TokenSchema), v.minLength(1, "Must list at least one token")),
@@ -192,39 +121,18 @@ export const ConfigSchema = v.strictObject({
   ),
 });
 
-/** A validated server configuration, defaults applied. */
+/**
+ * A validated server configuration, defaults applied. Its `storage` is the adapter's name and its
+ * options: validated, the adapter's defaults applied, when `loadConfig` gave it; as written when
+ * `parseConfig` did (`openStore` validates them then).
+ */
 export type ServerConfig = v.InferOutput<typeof ConfigSchema>;
 
-/** Where the storage of a configuration lives. */
-export type StorageConfig = ServerConfig["storage"];
-
-/** A configuration that cannot be used; `issues` name each offending key path. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-  readonly issues: readonly string[];
-
-  constructor(source: string, issues: readonly string[]) {
-    super(`Invalid configuration in ${source}:\n${issues.map((issue) => `  - ${issue}`).join("\n")}`);
-    this.issues = issues;
-  }
-}
-
-function keyPath(path: readonly (string | number)[]): string {
-  let text = "";
-  for (const key of path) text += typeof key === "number" ? `[${key}]` : text === "" ? key : `.${key}`;
-  return text === "" ? "(top level)" : text;
-}
-
 function describe(issue: v.BaseIssue<unknown>): string {
-  const path = (issue.path ?? []).map((item) => item.key as string | number);
-  // valibot reports an unknown key as one expected to be never, a missing key as one expected by name.
-  const message =
-    issue.expected === "never"
-      ? "Unknown key"
-      : issue.type === "strict_object" && issue.input === undefined
-        ? "Required key is missing"
-        : issue.message;
-  return `${keyPath(path)}: ${message}`;
+  return issueLine(
+    (issue.path ?? []).map((item) => item.key as string | number),
+    valibotMessage(issue),
+  );
 }
 
 // Cross-references a schema cannot see: every token site and default site must be configured.
@@ -250,18 +158,51 @@ function checkReferences(config: ServerConfig): string[] {
   return issues;
 }
 
-/** Validates a parsed configuration, every default filled in; throws `ConfigError` naming every bad key path. */
-export function parseConfig(input: unknown, source = "configuration"): ServerConfig {
-  const result = v.safeParse(ConfigSchema, input);
-  if (!result.success) throw new ConfigError(source, result.issues.map(describe));
-  const issues = checkReferences(result.output);
-  if (issues.length > 0) throw new ConfigError(source, issues);
-  const { limits } = result.output;
-  const bodyBytesInFlight = limits.bodyBytesInFlight ?? DEFAULT_BODY_BUDGET_FACTOR * limits.maxBodyBytes;
-  return { ...result.output, limits: { ...limits, bodyBytesInFlight } };
+// The storage as written, once its adapter is named: every key kept, since valibot's loose object
+// leaves out "__proto__", "constructor" and "prototype", which the adapter's schema must see to refuse.
+function writtenStorage(input: unknown): StorageConfig | undefined {
+  const written = typeof input === "object" && input !== null ? (input as { storage?: unknown }).storage : undefined;
+  if (written === undefined) return { adapter: "memory" };
+  if (!v.is(StorageSchema, written)) return undefined;
+  const { adapter, ...options } = written;
+  return { adapter, ...options };
 }
 
-/** Reads and validates a JSON configuration file. */
+interface Parsed {
+  /** The configuration, when it has no problem but maybe its storage's options. */
+  readonly config?: ServerConfig;
+  readonly issues: readonly string[];
+  /** The storage, whenever its adapter is named, for its options to be checked beside the other problems. */
+  readonly storage: StorageConfig | undefined;
+}
+
+function parse(input: unknown): Parsed {
+  const storage = writtenStorage(input);
+  const result = v.safeParse(ConfigSchema, input);
+  if (!result.success) return { issues: result.issues.map(describe), storage };
+  const issues = checkReferences(result.output);
+  if (issues.length > 0 || storage === undefined) return { issues, storage };
+  const { limits } = result.output;
+  const bodyBytesInFlight = limits.bodyBytesInFlight ?? DEFAULT_BODY_BUDGET_FACTOR * limits.maxBodyBytes;
+  return { config: { ...result.output, storage, limits: { ...limits, bodyBytesInFlight } }, issues, storage };
+}
+
+/**
+ * Validates a parsed configuration, every default filled in; throws `ConfigError` naming every
+ * bad key path. The storage's options are left as written: its adapter's schema validates them
+ * when the adapter is loaded (`loadConfig`, `openStore`), which parsing alone does not do.
+ */
+export function parseConfig(input: unknown, source = "configuration"): ServerConfig {
+  const { config, issues } = parse(input);
+  if (config === undefined) throw new ConfigError(source, issues);
+  return config;
+}
+
+/**
+ * Reads and validates a JSON configuration file, the storage's options included: its adapter
+ * module is loaded (from beside the file, for a package or a relative path) and its schema's
+ * output, defaults applied, is the storage returned. Throws `ConfigError` naming every bad key.
+ */
 export async function loadConfig(file: string): Promise<ServerConfig> {
   let text: string;
   try {
@@ -276,5 +217,18 @@ export async function loadConfig(file: string): Promise<ServerConfig> {
     const { line, column } = placeOf(text, jsonErrorOffset(text) ?? 0);
     throw new ConfigError(file, [`Not valid JSON at line ${line}, column ${column}: ${(error as Error).message}`]);
   }
-  return parseConfig(json, file);
+  const { config, issues, storage } = parse(json);
+  // The storage's problems with the others', so that one run names every bad key of the file.
+  let checked: CheckedStorage | undefined;
+  let storageIssues: readonly string[] = [];
+  if (storage !== undefined) {
+    try {
+      checked = await checkStorage(storage, { configDir: dirname(resolve(file)) }, file);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      storageIssues = error.issues;
+    }
+  }
+  if (config === undefined || checked === undefined) throw new ConfigError(file, [...issues, ...storageIssues]);
+  return { ...config, storage: checked.storage };
 }

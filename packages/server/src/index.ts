@@ -15,3 +15,4 @@ export { metricsListener } from "./metrics-listener.ts";
 export { openStore } from "./open-store.ts";
 export { runServer } from "./run-server.ts";
 export { catalogSites, siteCurrencies } from "./sites.ts";
+export type { StandardSchemaV1, StorageAdapterModule, StorageContext } from "./storage/contract.ts";

@@ -1,5 +1,6 @@
 // The standalone server (`catalog-kit serve`, `npm start`): configuration, store, handler, access
 // log, metrics, graceful stop.
+import { dirname, resolve } from "node:path";
 import { type Catalog, createCatalog, isCatalogError } from "@catalog-kit/catalog-core";
 import {
   type AccessLogEntry,
@@ -87,7 +88,9 @@ async function serve(): Promise<void> {
   const demo = configFile === undefined ? demoConfig() : undefined;
   const config = demo?.config ?? (await loadConfig(configFile as string));
 
-  const store = openStore(config.storage);
+  // Relative paths of the storage are the file's, as loadConfig read them; demo mode names none.
+  const configDir = configFile === undefined ? process.cwd() : dirname(resolve(configFile));
+  const store = await openStore(config.storage, { configDir });
   // A key's claim lapses with the longest request that could hold it, should its process die.
   const idempotency = { retentionMs: config.idempotency.retentionMs, leaseMs: config.limits.requestTimeoutMs };
   const catalog = createCatalog({ store, sites: catalogSites(config), limits: config.limits, idempotency });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.ts";
 import { catalogSites, siteCurrencies } from "../src/sites.ts";
+import { checkStorage } from "../src/storage/load.ts";
 
 // The example of the API contract, verbatim.
 const contractExample = {
@@ -21,6 +22,18 @@ function issuesOf(input: unknown): readonly string[] {
     return (error as ConfigError).issues;
   }
   throw new Error("expected a ConfigError");
+}
+
+// A storage as loadConfig gives it: parsed, then its options validated by its adapter's module.
+async function storageOf(storage: unknown): Promise<unknown> {
+  const { storage: parsed } = parseConfig({ ...contractExample, storage });
+  return (await checkStorage(parsed, { configDir: process.cwd() }, "configuration")).storage;
+}
+
+async function storageIssues(storage: unknown): Promise<readonly string[]> {
+  const error = await storageOf(storage).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).issues;
 }
 
 describe("parseConfig", () => {
@@ -53,33 +66,40 @@ describe("parseConfig", () => {
     });
   });
 
-  it("accepts both redis forms, with a default key prefix", () => {
-    const url = parseConfig({ ...contractExample, storage: { adapter: "redis", url: "redis://127.0.0.1:6390" } });
-    expect(url.storage).toEqual({ adapter: "redis", url: "redis://127.0.0.1:6390", keyPrefix: "catalog" });
-    const cluster = parseConfig({
-      ...contractExample,
-      storage: { adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" },
-    });
-    expect(cluster.storage).toEqual({ adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" });
+  it("accepts both redis forms, with a default key prefix", async () => {
+    const url = await storageOf({ adapter: "redis", url: "redis://127.0.0.1:6390" });
+    expect(url).toEqual({ adapter: "redis", url: "redis://127.0.0.1:6390", keyPrefix: "catalog" });
+    const cluster = await storageOf({ adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" });
+    expect(cluster).toEqual({ adapter: "redis", cluster: ["redis://a:1", "redis://b:2"], keyPrefix: "p" });
     const waiting = {
       adapter: "redis",
       url: "redis://r:6379",
       keyPrefix: "p",
       waitForReplicas: { replicas: 1, timeoutMs: 500 },
     };
-    expect(parseConfig({ ...contractExample, storage: waiting }).storage).toEqual(waiting);
-    expect(
-      issuesOf({ ...contractExample, storage: { ...waiting, waitForReplicas: { replicas: 0, timeout: 5 } } }),
-    ).toEqual([
+    expect(await storageOf(waiting)).toEqual(waiting);
+    expect(await storageIssues({ ...waiting, waitForReplicas: { replicas: 0, timeout: 5 } })).toEqual([
       "storage.waitForReplicas.replicas: Must be at least 1",
       "storage.waitForReplicas.timeoutMs: Required key is missing",
       "storage.waitForReplicas.timeout: Unknown key",
     ]);
   });
 
-  it("accepts a postgres storage, with the adapter's default schema and pool size", () => {
+  it("refuses a redis storage with both or neither of url and cluster, or a foreign url", async () => {
+    const needs = ["storage: A redis storage needs exactly one of url and cluster"];
+    expect(await storageIssues({ adapter: "redis" })).toEqual(needs);
+    expect(await storageIssues({ adapter: "redis", url: "redis://x", cluster: ["redis://y"] })).toEqual(needs);
+    expect(await storageIssues({ adapter: "redis", url: "http://x" })).toEqual([
+      "storage.url: Must start with redis:// or rediss://",
+    ]);
+    expect(await storageIssues({ adapter: "redis", cluster: [] })).toEqual([
+      "storage.cluster: Must list at least one node",
+    ]);
+  });
+
+  it("accepts a postgres storage, with the adapter's default schema and pool size", async () => {
     for (const url of ["postgres://catalog@db:5432/catalog", "postgresql://u:p@db/catalog?sslmode=require"]) {
-      expect(parseConfig({ ...contractExample, storage: { adapter: "postgres", url } }).storage).toEqual({
+      expect(await storageOf({ adapter: "postgres", url })).toEqual({
         adapter: "postgres",
         url,
         schema: "catalog",
@@ -94,30 +114,43 @@ describe("parseConfig", () => {
       poolSize: 25,
       queryTimeoutMs: 2_000,
     };
-    expect(parseConfig({ ...contractExample, storage: tuned }).storage).toEqual(tuned);
+    expect(await storageOf(tuned)).toEqual(tuned);
   });
 
-  it("refuses a postgres storage with a foreign url, a bad schema or pool size, or an unknown key", () => {
-    const storage = (rest: object) => ({ ...contractExample, storage: { adapter: "postgres", ...rest } });
-    expect(issuesOf(storage({}))).toEqual(["storage.url: Required key is missing"]);
+  it("refuses a postgres storage with a foreign url, a bad schema or pool size, or an unknown key", async () => {
+    const issues = (rest: object) => storageIssues({ adapter: "postgres", ...rest });
+    expect(await issues({})).toEqual(["storage.url: Required key is missing"]);
     for (const url of ["redis://db:6379", "http://db/catalog", "db:5432/catalog", "POSTGRES://db/catalog"]) {
-      expect(issuesOf(storage({ url }))).toEqual(["storage.url: Must start with postgres:// or postgresql://"]);
+      expect(await issues({ url })).toEqual(["storage.url: Must start with postgres:// or postgresql://"]);
     }
     const url = "postgres://db/catalog";
-    expect(issuesOf(storage({ url, schema: "", poolSize: 0 }))).toEqual([
+    expect(await issues({ url, schema: "", poolSize: 0 })).toEqual([
       "storage.schema: Must not be empty",
       "storage.poolSize: Must be at least 2",
     ]);
     // One connection would leave lookups none while an import holds it.
-    expect(issuesOf(storage({ url, poolSize: 1 }))).toEqual(["storage.poolSize: Must be at least 2"]);
-    expect(issuesOf(storage({ url, poolSize: 2.5 }))).toEqual(["storage.poolSize: Must be an integer"]);
+    expect(await issues({ url, poolSize: 1 })).toEqual(["storage.poolSize: Must be at least 2"]);
+    expect(await issues({ url, poolSize: 2.5 })).toEqual(["storage.poolSize: Must be an integer"]);
     // 0 would mean "no timeout" to the driver: a silent network would then hang every call.
-    expect(issuesOf(storage({ url, queryTimeoutMs: 0 }))).toEqual(["storage.queryTimeoutMs: Must be at least 1"]);
-    expect(issuesOf(storage({ url, queryTimeoutMs: 2 ** 31 }))).toEqual([
+    expect(await issues({ url, queryTimeoutMs: 0 })).toEqual(["storage.queryTimeoutMs: Must be at least 1"]);
+    expect(await issues({ url, queryTimeoutMs: 2 ** 31 })).toEqual([
       "storage.queryTimeoutMs: Must be at most 2147483647",
     ]);
-    expect(issuesOf(storage({ url, keyPrefix: "p" }))).toEqual(["storage.keyPrefix: Unknown key"]);
-    expect(issuesOf(storage({ url, pool_size: 5 }))).toEqual(["storage.pool_size: Unknown key"]);
+    expect(await issues({ url, keyPrefix: "p" })).toEqual(["storage.keyPrefix: Unknown key"]);
+    expect(await issues({ url, pool_size: 5 })).toEqual(["storage.pool_size: Unknown key"]);
+  });
+
+  it("takes any adapter name when parsing, and refuses a storage without one", () => {
+    const outside = { adapter: "@acme/catalog-store", region: "eu", nested: { depth: 1 } };
+    expect(parseConfig({ ...contractExample, storage: outside }).storage).toEqual(outside);
+    expect(issuesOf({ ...contractExample, storage: { url: "redis://x" } })).toEqual([
+      "storage.adapter: Required key is missing",
+    ]);
+    expect(issuesOf({ ...contractExample, storage: { adapter: "" } })).toEqual(["storage.adapter: Must not be empty"]);
+    expect(issuesOf({ ...contractExample, storage: { adapter: 1 } })).toEqual(["storage.adapter: Must be a string"]);
+    expect(issuesOf({ ...contractExample, storage: "memory" })).toEqual([
+      'storage: Must be { "adapter": "<name>", ... }: memory, redis, postgres, a package or a path',
+    ]);
   });
 
   it("names every offending key path at once", () => {
