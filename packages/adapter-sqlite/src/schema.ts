@@ -12,8 +12,8 @@ const MIGRATIONS: readonly string[] = [
   // their UTF-8 bytes, which is code-point order: the order `list` walks. The body is the
   // canonical `encodeProduct` text, so that "unchanged" is a comparison of two texts. The sku
   // index is not unique: the commit's judgement keeps skus unique, and two products may swap
-  // skus within one commit, which a unique index would refuse halfway. WITHOUT ROWID: a product
-  // is found by its key with one b-tree search, not a search of the key and one of the rowid.
+  // skus within one commit, which a unique index would refuse halfway. WITHOUT ROWID keeps a
+  // product in one b-tree rather than two; at 300,000 products neither was measurably faster.
   // Expiry is in milliseconds since the epoch, indexed so that a sweep deletes only what expired.
   `CREATE TABLE products (
      site TEXT NOT NULL, id TEXT NOT NULL, sku TEXT NOT NULL, body TEXT NOT NULL,
