@@ -15,6 +15,7 @@ import { Connection } from "./connection.ts";
 import { loadSqlite } from "./driver.ts";
 import { unavailable } from "./errors.ts";
 import { claimKey } from "./keys.ts";
+import { LIST_AFTER, LIST_FIRST, MATCH } from "./lookup-sql.ts";
 import { migrate } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 
@@ -31,22 +32,6 @@ export interface SqliteStoreOptions {
 
 /** How long a call waits for another connection's write when `busyTimeoutMs` is not given. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
-
-// The product `find` and `remove` address. `coalesce` evaluates its arguments in order and stops
-// at the first that is not null: the sku is looked up only when no product has the id, and both
-// in the one statement's snapshot. The sku is always looked up in a subquery that reads the id
-// alone: asked for the body too, SQLite's planner (with no statistics) walks the whole site's
-// primary key rather than the sku index, and a lookup took 3 ms at 20,000 products.
-const BY_SKU = "(SELECT id FROM products WHERE site = ?1 AND sku = ?2 LIMIT 1)";
-const MATCH = {
-  id: "SELECT id, body FROM products WHERE site = ?1 AND id = ?2",
-  sku: `SELECT id, body FROM products WHERE site = ?1 AND id = ${BY_SKU}`,
-  either: `SELECT id, body FROM products WHERE site = ?1 AND id = coalesce(
-     (SELECT id FROM products WHERE site = ?1 AND id = ?2), ${BY_SKU})`,
-};
-
-const LIST_FIRST = "SELECT body FROM products WHERE site = ? ORDER BY id LIMIT ?";
-const LIST_AFTER = "SELECT body FROM products WHERE site = ? AND id > ? ORDER BY id LIMIT ?";
 
 // What no product's id or sku holds (a lone surrogate, which SQLite would store as U+FFFD, a
 // character a product may well hold): no statement needs to ask for it.
