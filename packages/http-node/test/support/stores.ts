@@ -1,8 +1,11 @@
-// The stores the HTTP tests run on: memory, Redis, Redis Cluster and PostgreSQL. The servers are
-// the run's shared ones (a server or a cluster takes a second or two to start, a store on it a few
-// milliseconds), and each test takes a store of its own on them, in a namespace no other test of
-// any file uses: a key prefix on Redis, a schema on PostgreSQL. So tests stay independent, as
-// they are on a memory store of their own.
+// The stores the HTTP tests run on: memory, Redis, Redis Cluster, PostgreSQL and SQLite. The
+// servers are the run's shared ones (a server or a cluster takes a second or two to start, a store
+// on it a few milliseconds), and each test takes a store of its own on them, in a namespace no
+// other test of any file uses: a key prefix on Redis, a schema on PostgreSQL, a file on SQLite.
+// So tests stay independent, as they are on a memory store of their own.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { createPostgresStore } from "@catalog-kit/adapter-postgres";
 import { createRedisStore } from "@catalog-kit/adapter-redis";
@@ -27,7 +30,7 @@ let blocks = 0;
 
 // The stores a backend handed out, each closed at `stop` (closing twice is safe); the shared
 // server itself outlives the block.
-function backend(open: (namespace: string) => CatalogStore): Backend {
+function backend(open: (namespace: string) => CatalogStore, cleanUp?: () => Promise<void>): Backend {
   const opened: CatalogStore[] = [];
   const block = ++blocks;
   return {
@@ -38,6 +41,7 @@ function backend(open: (namespace: string) => CatalogStore): Backend {
     },
     async stop() {
       await Promise.allSettled(opened.map((store) => store.close()));
+      await cleanUp?.();
     },
   };
 }
@@ -68,6 +72,19 @@ const ALL_STORES: readonly StoreKind[] = [
     async start() {
       const url = await sharedPostgres();
       return backend((schema) => createPostgresStore({ url, schema }));
+    },
+  },
+  {
+    name: "SQLite",
+    // Imported here: node:sqlite is in Node.js 22.13 and later only, and the other stores' blocks
+    // run on any Node.js. Each store is a file of its own, as users run it, in the block's directory.
+    async start() {
+      const { createSqliteStore } = await import("@catalog-kit/adapter-sqlite");
+      const dir = await mkdtemp(join(tmpdir(), "catalog-http-sqlite-"));
+      return backend(
+        (name) => createSqliteStore({ path: join(dir, `${name}.db`) }),
+        () => rm(dir, { recursive: true, force: true }),
+      );
     },
   },
 ];
