@@ -118,8 +118,8 @@ export function beginStagedImport(
       (connection.statement("SELECT count(*) AS n FROM products WHERE site = ?").get(site) as { n: number }).n;
     const judged = judgeStagedRows(stagedRows(db.prepare(querySql(table, order)).iterate(site)), replace, count);
     if (!judged.applied || dryRun) return judged;
-    // The judgement read `deleted`'s count of the site before these writes; a replace deletes
-    // first only so that the upsert's sku index has fewer rows to keep.
+    // In either order: the judgement has read the site's count, and the sku index, not unique,
+    // refuses no intermediate state.
     if (replace) db.prepare(deleteUnstagedSql(table)).run(site);
     db.prepare(upsertSql(table)).run(site);
     if (key) recordKey(connection, site, key, judged.counts, now);
