@@ -118,7 +118,8 @@ export function beginStagedImport(
       (connection.statement("SELECT count(*) AS n FROM products WHERE site = ?").get(site) as { n: number }).n;
     const judged = judgeStagedRows(stagedRows(db.prepare(querySql(table, order)).iterate(site)), replace, count);
     if (!judged.applied || dryRun) return judged;
-    // Deletes first, so that the count above is of the site before the import.
+    // In either order: the judgement has read the site's count, and the sku index, not unique,
+    // refuses no intermediate state.
     if (replace) db.prepare(deleteUnstagedSql(table)).run(site);
     db.prepare(upsertSql(table)).run(site);
     if (key) recordKey(connection, site, key, judged.counts, now);
