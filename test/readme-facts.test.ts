@@ -40,6 +40,7 @@ describe("the packages are ESM only, and say so", () => {
     "adapter-memory",
     "adapter-redis",
     "adapter-postgres",
+    "adapter-sqlite",
     "http-node",
     "server",
     "cli",

@@ -12,7 +12,16 @@ import { afterAll, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 // What is published, in the order each builds on the one before.
-const PUBLISHED = ["catalog-core", "adapter-memory", "adapter-redis", "adapter-postgres", "http-node", "server", "cli"];
+const PUBLISHED = [
+  "catalog-core",
+  "adapter-memory",
+  "adapter-redis",
+  "adapter-postgres",
+  "adapter-sqlite",
+  "http-node",
+  "server",
+  "cli",
+];
 const run = promisify(execFile);
 
 let dir: string | undefined;

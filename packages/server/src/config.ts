@@ -84,7 +84,7 @@ const ConfigSiteSchema = v.strictObject({
 export const ConfigSchema = v.strictObject({
   sites: v.pipe(v.array(ConfigSiteSchema), v.minLength(1, "Must list at least one site")),
   tokens: v.pipe(v.array(TokenSchema), v.minLength(1, "Must list at least one token")),
-  storage: v.optional(StorageSchema, { adapter: "memory" }),
+  storage: v.optional(StorageSchema, { adapter: "sqlite" }),
   limits: v.optional(
     v.strictObject({
       maxBodyBytes: v.optional(Count, DEFAULT_MAX_BODY_BYTES),

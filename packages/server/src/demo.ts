@@ -8,7 +8,12 @@ const DEMO_SITE = { siteId: "demo", siteType: "demo" } as const;
 /** The demo configuration: memory storage, the site demo/demo, and a random token that covers it. */
 export function demoConfig(): { readonly config: ServerConfig; readonly token: string } {
   const token = randomBytes(24).toString("base64url");
-  const config = parseConfig({ sites: [DEMO_SITE], tokens: [{ token, sites: [DEMO_SITE] }] }, "the demo configuration");
+  // Memory, not the SQLite file a configuration gets: a demo's token is new at every start, and
+  // `npm start` in a checkout should leave no file behind.
+  const config = parseConfig(
+    { sites: [DEMO_SITE], tokens: [{ token, sites: [DEMO_SITE] }], storage: { adapter: "memory" } },
+    "the demo configuration",
+  );
   return { config, token };
 }
 
@@ -25,7 +30,7 @@ export function demoBanner(url: string, token: string): string {
     url: "https://example.com/products/demo-1",
   };
   return [
-    `Demo mode (no CATALOG_CONFIG): memory storage, one site (siteId "demo", siteType "demo").`,
+    `Demo mode (no CATALOG_CONFIG): memory storage, so the products are gone when it stops; one site (siteId "demo", siteType "demo").`,
     `Access token: ${token}`,
     "",
     "Import a product:",

@@ -19,6 +19,7 @@ const BUNDLED: Readonly<Record<string, () => Promise<unknown>>> = {
   memory: () => import("./memory.ts"),
   redis: () => import("./redis.ts"),
   postgres: () => import("./postgres.ts"),
+  sqlite: () => import("./sqlite.ts"),
 };
 
 /** The names of the adapters that come with the server. */
