@@ -77,6 +77,9 @@ const ConfigSiteSchema = v.strictObject({
   ),
 });
 
+/** The storage of a configuration that names none: a SQLite file beside it, kept across restarts. */
+export const DEFAULT_STORAGE: StorageConfig = { adapter: "sqlite" };
+
 /**
  * The schema of the server's configuration file (`CATALOG_CONFIG`); unknown keys are errors. Of
  * `storage` it checks the adapter's name only: the options are the adapter module's to validate.
@@ -84,7 +87,7 @@ const ConfigSiteSchema = v.strictObject({
 export const ConfigSchema = v.strictObject({
   sites: v.pipe(v.array(ConfigSiteSchema), v.minLength(1, "Must list at least one site")),
   tokens: v.pipe(v.array(TokenSchema), v.minLength(1, "Must list at least one token")),
-  storage: v.optional(StorageSchema, { adapter: "sqlite" }),
+  storage: v.optional(StorageSchema, DEFAULT_STORAGE),
   limits: v.optional(
     v.strictObject({
       maxBodyBytes: v.optional(Count, DEFAULT_MAX_BODY_BYTES),
@@ -162,7 +165,7 @@ function checkReferences(config: ServerConfig): string[] {
 // leaves out "__proto__", "constructor" and "prototype", which the adapter's schema must see to refuse.
 function writtenStorage(input: unknown): StorageConfig | undefined {
   const written = typeof input === "object" && input !== null ? (input as { storage?: unknown }).storage : undefined;
-  if (written === undefined) return { adapter: "memory" };
+  if (written === undefined) return { ...DEFAULT_STORAGE };
   if (!v.is(StorageSchema, written)) return undefined;
   const { adapter, ...options } = written;
   return { adapter, ...options };

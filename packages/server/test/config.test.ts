@@ -60,7 +60,7 @@ describe("parseConfig", () => {
     expect(small.limits.bodyBytesInFlight).toBe(4_000);
     const minimal = parseConfig({ sites: contractExample.sites, tokens: [{ token: "t", sites: "*" }] });
     expect(minimal).toMatchObject({
-      storage: { adapter: "memory" },
+      storage: { adapter: "sqlite" },
       limits: { maxBodyBytes: 52428800, maxProductsPerRequest: 100000, maxConcurrentImports: 4 },
       notFoundStatus: 400,
     });
@@ -149,7 +149,7 @@ describe("parseConfig", () => {
     expect(issuesOf({ ...contractExample, storage: { adapter: "" } })).toEqual(["storage.adapter: Must not be empty"]);
     expect(issuesOf({ ...contractExample, storage: { adapter: 1 } })).toEqual(["storage.adapter: Must be a string"]);
     expect(issuesOf({ ...contractExample, storage: "memory" })).toEqual([
-      'storage: Must be { "adapter": "<name>", ... }: memory, redis, postgres, a package or a path',
+      'storage: Must be { "adapter": "<name>", ... }: memory, redis, postgres, sqlite, a package or a path',
     ]);
   });
 

@@ -10,6 +10,7 @@ import { createMetrics } from "../src/metrics.ts";
 import * as memory from "../src/storage/memory.ts";
 import * as postgres from "../src/storage/postgres.ts";
 import * as redis from "../src/storage/redis.ts";
+import * as sqlite from "../src/storage/sqlite.ts";
 
 const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
 
@@ -38,7 +39,12 @@ it("the configuration file's table lists every key of the schema, and no other",
 });
 
 it("the storage table lists every option of every bundled adapter, and no other", () => {
-  const options = [memory.schema.entries, redis.schema.pipe[0].entries, postgres.schema.entries].flatMap(Object.keys);
+  const options = [
+    memory.schema.entries,
+    redis.schema.pipe[0].entries,
+    postgres.schema.entries,
+    sqlite.schema.entries,
+  ].flatMap(Object.keys);
   const keys = new Set(["adapter", ...options]);
   expect(tableKeys("Storage").sort()).toEqual([...keys].map((key) => `storage.${key}`).sort());
 });

@@ -98,7 +98,7 @@ describe("an adapter that cannot be used is a configuration error at its key", (
   it("names a package that is not installed, or a file that is not there", async () => {
     expect(await issuesOf({ adapter: "no-such-adapter" })).toEqual([
       `storage.adapter: Cannot find the package "no-such-adapter" from ${dir} or from the server ` +
-        '(the bundled adapters are memory, redis, postgres; a file is named by its path, such as "./store.js")',
+        '(the bundled adapters are memory, redis, postgres, sqlite; a file is named by its path, such as "./store.js")',
     ]);
     expect(await issuesOf({ adapter: "./missing.js" })).toEqual([
       `storage.adapter: Cannot find "./missing.js": there is no ${join(dir, "missing.js")}`,
