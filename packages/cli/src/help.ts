@@ -38,8 +38,9 @@ export const HELP: Readonly<Record<CommandName, string>> = {
 
 Runs the standalone server until SIGINT or SIGTERM, as npm start does. It takes no options;
 the environment configures it: PORT (3000), HOST, CATALOG_CONFIG (a configuration file, see
-"catalog-kit config check"), ACCESS_LOG. Without a configuration it serves a demo site on
-memory storage and prints its token.
+"catalog-kit config check"), ACCESS_LOG. A configuration without "storage" keeps the
+catalog in catalog-kit.db beside it (SQLite). Without a configuration it serves a demo site
+on memory storage and prints its token.
 `,
   import: `Usage: catalog-kit import FILE|- [OPTIONS]
 
