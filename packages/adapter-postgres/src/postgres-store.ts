@@ -1,14 +1,7 @@
 // The `CatalogStore` on PostgreSQL: lookups and pages are single statements on any connection
 // of the pool (readers never wait for an import, whose writes they see only once committed),
 // removes and commits lock their site's row, and imports stage on a connection of their own.
-import {
-  type CatalogStore,
-  decodeProduct,
-  encodeProduct,
-  type KeyField,
-  type Product,
-  type Site,
-} from "@catalog-kit/catalog-core";
+import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { BaseDigests } from "./base-digests.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
@@ -175,7 +168,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
                   site.siteId,
                   key,
                   locked.rows[0].site,
-                  expected === undefined ? null : encodeProduct(expected),
+                  expected === undefined ? null : digests.body(expected),
                 ],
               );
         committing = rows[0]?.removed === true;

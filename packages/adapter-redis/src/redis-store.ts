@@ -1,6 +1,6 @@
 // createRedisStore: the CatalogStore facade over the scripts, the staged import and the client.
 import { setTimeout as sleep } from "node:timers/promises";
-import { CatalogError, type CatalogStore, encodeProduct, type Product } from "@catalog-kit/catalog-core";
+import { CatalogError, type CatalogStore, type Product } from "@catalog-kit/catalog-core";
 import { chunksOf } from "./chunk.ts";
 import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
@@ -254,7 +254,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
           const removed = await removeWhenFree(ctx, keys, {
             key,
             by,
-            expected: expected && encodeProduct(expected),
+            expected: expected && found.body(expected),
           });
           await afterWrite(keys);
           return removed.product;
