@@ -86,7 +86,7 @@ if (wanted("postgres", "replace")) {
   }
 }
 
-for (const storage of STORAGES) {
+for (const storage of ["memory", "redis", "postgres"] as const) {
   if (!wanted(storage, "merge")) continue;
   if (!available(storage)) {
     emit({
