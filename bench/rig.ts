@@ -1,5 +1,7 @@
 // A fresh standalone server for one case of the streamed-import and sync scenarios, exactly as
-// `npm start` runs it, on memory, or on a fresh redis-server or PostgreSQL of its own, watched.
+// `npm start` runs it, on memory, or on a fresh redis-server, PostgreSQL or SQLite file of its own, watched.
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { haveRedisServer, type RedisServer, startRedisServer } from "@catalog-kit/test-support";
 import { Redis } from "ioredis";
 import {
@@ -9,21 +11,29 @@ import {
   PostgresWatch,
   startBenchPostgres,
 } from "./postgres.ts";
-import { cpuSecondsOf, forget, killRedisOnExit, peakRssOf, type Standalone, startStandalone } from "./standalone.ts";
+import {
+  cpuSecondsOf,
+  forget,
+  killRedisOnExit,
+  peakRssOf,
+  type Standalone,
+  startStandalone,
+  tempDir,
+} from "./standalone.ts";
 import { probe, type RedisFigures, RedisWatch } from "./watch.ts";
 
 /** Where the server keeps its products. */
-export type Storage = "memory" | "redis" | "postgres";
+export type Storage = "memory" | "redis" | "postgres" | "sqlite";
 
 /** Every storage, in the order the scenarios run them (`--only` names them so). */
-export const STORAGES: readonly Storage[] = ["memory", "redis", "postgres"];
+export const STORAGES: readonly Storage[] = ["memory", "redis", "postgres", "sqlite"];
 
 /** How the rows name the server under test. */
 export const SERVER = "standalone server as `npm start` runs it";
 
-/** Whether `storage` can run here (Redis needs `redis-server`; PostgreSQL its server's programs). */
+/** Whether `storage` can run here (Redis needs `redis-server`; PostgreSQL its server's programs; SQLite is node:sqlite, in Node 22.13 and later). */
 export function available(storage: Storage): boolean {
-  return storage === "memory" || (storage === "redis" ? haveRedisServer : havePostgres);
+  return storage === "memory" || storage === "sqlite" || (storage === "redis" ? haveRedisServer : havePostgres);
 }
 
 /** Why `storage` cannot run here, for a row without a figure. */
@@ -33,31 +43,53 @@ export function unavailableNote(storage: Storage): string {
     : "not available: PostgreSQL (initdb, pg_ctl) or adapter-postgres is missing";
 }
 
-/** A running case: the server, its store's side when on Redis or PostgreSQL; `stop` ends them all. */
+/** A running case: the server, its store's side when on Redis, PostgreSQL or SQLite; `stop` ends them all. */
 export interface Rig {
   readonly server: Standalone;
   readonly watch: RedisWatch | undefined;
   /** The private PostgreSQL the server stores into, and its watch. */
   readonly postgres: BenchPostgres | undefined;
   readonly postgresWatch: PostgresWatch | undefined;
+  /** The SQLite database file the server stores into (in a temporary directory of its own). */
+  readonly sqliteFile: string | undefined;
   stop(): Promise<void>;
+}
+
+/** SQLite's side of a case: the database file's size afterwards, its write-ahead log's beside it. */
+export interface SqliteFigures {
+  readonly fileBytes: number;
+  readonly walBytes: number;
+}
+
+const sizeOf = (file: string) =>
+  stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
+
+/** The database file's and its write-ahead log's sizes now. */
+export async function sqliteFigures(file: string): Promise<SqliteFigures> {
+  return { fileBytes: await sizeOf(file), walBytes: await sizeOf(`${file}-wal`) };
 }
 
 /**
  * Starts a server configured by `configOf(storage section)`: `{ adapter: "memory" }`, a fresh
- * redis-server's address (key prefix `bench`), or a fresh PostgreSQL's (the default schema and
- * pool). Nothing is left running when it fails to start.
+ * redis-server's address (key prefix `bench`), a fresh PostgreSQL's (the default schema and
+ * pool), or a fresh SQLite file in a temporary directory of its own (removed at `stop`). Nothing
+ * is left running when it fails to start.
  */
 export async function startRig(storage: Storage, name: string, configOf: (storage: object) => object): Promise<Rig> {
   let redis: RedisServer | undefined;
   let admin: Redis | undefined;
   let redisPid: number | undefined;
   let postgres: BenchPostgres | undefined;
+  let sqlite: { path: string; remove(): Promise<void> } | undefined;
   const stopStores = async () => {
     admin?.disconnect();
     await redis?.stop();
     if (redisPid !== undefined) forget(redisPid);
     await postgres?.stop();
+    await sqlite?.remove();
   };
   let section: object = { adapter: "memory" };
   try {
@@ -69,6 +101,9 @@ export async function startRig(storage: Storage, name: string, configOf: (storag
     } else if (storage === "postgres") {
       postgres = await startBenchPostgres();
       section = { adapter: "postgres", url: postgres.url };
+    } else if (storage === "sqlite") {
+      sqlite = await tempDir("catalog-sqlite-");
+      section = { adapter: "sqlite", path: join(sqlite.path, "catalog.db") };
     }
   } catch (error) {
     await stopStores();
@@ -87,6 +122,7 @@ export async function startRig(storage: Storage, name: string, configOf: (storag
     watch: admin === undefined || redisPid === undefined ? undefined : new RedisWatch(admin, redisPid),
     postgres,
     postgresWatch: postgres === undefined ? undefined : new PostgresWatch(postgres),
+    sqliteFile: sqlite === undefined ? undefined : join(sqlite.path, "catalog.db"),
     async stop() {
       await server.stop();
       await stopStores();
@@ -107,6 +143,7 @@ export interface Taken {
   readonly probeFailure: string | undefined;
   readonly redis?: RedisFigures;
   readonly postgres?: PostgresFigures;
+  readonly sqlite?: SqliteFigures;
 }
 
 /**
@@ -116,7 +153,7 @@ export interface Taken {
  * keep this process alive.
  */
 export async function measureOn<T>(
-  { server, watch, postgresWatch }: Rig,
+  { server, watch, postgresWatch, sqliteFile }: Rig,
   token: string,
   work: () => Promise<T>,
 ): Promise<{ taken: Taken; hwm: number | undefined; result: T }> {
@@ -142,6 +179,7 @@ export async function measureOn<T>(
   const hwm = await peakRssOf(server.pid);
   const redis = await watch?.stop();
   const postgres = await postgresWatch?.stop();
+  const sqlite = sqliteFile === undefined ? undefined : await sqliteFigures(sqliteFile);
   return {
     taken: {
       seconds,
@@ -152,8 +190,15 @@ export async function measureOn<T>(
       probeFailure: failure,
       ...(redis === undefined ? {} : { redis }),
       ...(postgres === undefined ? {} : { postgres }),
+      ...(sqlite === undefined ? {} : { sqlite }),
     },
     hwm,
     result,
   };
+}
+
+/** SQLite's side of a case, for a row's note. */
+export function describeSqlite(figures: SqliteFigures, products: number): string {
+  const mb = (bytes: number) => (bytes / 1_048_576).toFixed(0);
+  return `SQLite file ${mb(figures.fileBytes)} MB afterwards (${(figures.fileBytes / products).toFixed(0)} B a product), its write-ahead log ${mb(figures.walBytes)} MB`;
 }

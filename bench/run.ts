@@ -1,5 +1,6 @@
 // Runs every scenario, each in its own process, and writes RESULTS.md and results.json.
 // `npm run bench` for the full run; `npm run bench -- --quick` for the small one CI runs;
+// `npm run bench -- --only STORAGE` for the scenarios with rows on that storage, narrowed to them;
 // `npm run bench -- --ab REF` to compare this tree with REF (ab.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { runAb } from "./ab.ts";
@@ -8,11 +9,12 @@ import { benchOptions } from "./options.ts";
 import { type JudgedRow, judge, type Row, toMarkdownReport, toMarkdownTable } from "./report.ts";
 import { missingFor, SCENARIOS, type Scenario, startScenario } from "./scenario-list.ts";
 
-const { quick } = benchOptions();
+const { quick, only } = benchOptions();
 const here = new URL(".", import.meta.url);
 
 function runScenario(scenario: Scenario, rows: Row[]): Promise<number> {
-  return startScenario(scenario, here, quick ? ["--quick"] : [], (message) => {
+  const narrowed = only?.flatMap((word) => ["--only", word]) ?? [];
+  return startScenario(scenario, here, [...(quick ? ["--quick"] : []), ...narrowed], (message) => {
     if (message.type === "progress") console.log(`  [${scenario.name}] ${message.text}`);
     else {
       rows.push(message.row);
@@ -33,7 +35,15 @@ async function runAll(): Promise<void> {
   const rows: Row[] = [];
   const failed: string[] = [];
   const started = Date.now();
-  for (const scenario of SCENARIOS) {
+  // `--only STORAGE`: the scenarios whose own `--only` knows that storage, each narrowed to it.
+  const unknown = only?.filter((word) => !SCENARIOS.some((scenario) => scenario.storages?.includes(word))) ?? [];
+  if (unknown.length > 0) {
+    throw new Error(
+      `--only ${unknown.join(", ")}: not a storage of any scenario; to narrow one scenario, run its script (README: "One case, or a profile")`,
+    );
+  }
+  const picked = SCENARIOS.filter((scenario) => only?.some((word) => scenario.storages?.includes(word)) ?? true);
+  for (const scenario of picked) {
     const missing = missingFor(scenario, here);
     if (missing.length > 0) {
       console.log(`- ${scenario.name}: not available (missing ${missing.join(", ")})`);
@@ -66,7 +76,7 @@ async function runAll(): Promise<void> {
 ${quick ? "Quick run (small sizes, short rounds): figures are indicative only and targets are not judged." : "Full run."}
 Every baseline was measured in the same run as the figure beside it, alternating rounds; a figure
 is the median of its rounds, and a ratio (figure / baseline) is the median of the per-round ratios,
-so it can differ a little from the quotient of the two medians. Produced by \`npm run bench${quick ? " -- --quick" : ""}\` in ${seconds} s.
+so it can differ a little from the quotient of the two medians. Produced by \`npm run bench${quick || only !== undefined ? " --" : ""}${quick ? " --quick" : ""}${only?.map((word) => ` --only ${word}`).join("") ?? ""}\` in ${seconds} s.
 
 - Machine: ${machineLine(machine)}
 - Node ${machine.node}; ${packages}
@@ -74,12 +84,14 @@ so it can differ a little from the quotient of the two medians. Produced by \`np
 
 ${toMarkdownReport(judged)}
 `;
-  const outDir = quick ? new URL("results/", here) : here;
+  // A narrowed run never overwrites the full run's files.
+  const outDir = quick || only !== undefined ? new URL("results/", here) : here;
   mkdirSync(outDir, { recursive: true });
-  const base = quick ? "quick" : "RESULTS";
+  const narrowedTo = only === undefined ? "" : `only-${only.join("-")}`;
+  const base = quick ? ["quick", narrowedTo].filter((part) => part !== "").join("-") : narrowedTo || "RESULTS";
   writeFileSync(new URL(`${base}.md`, outDir), markdown);
   writeFileSync(
-    new URL(quick ? "quick.json" : "results.json", outDir),
+    new URL(quick || only !== undefined ? `${base}.json` : "results.json", outDir),
     `${JSON.stringify({ quick, date: new Date().toISOString(), seconds, machine, rows: judged }, null, 2)}\n`,
   );
   console.log(`\n${toMarkdownTable(judged)}\n`);

@@ -15,6 +15,8 @@ export interface Scenario {
   readonly requires: readonly string[];
   /** Programs that must be on PATH, likewise. */
   readonly commands?: readonly string[];
+  /** The storages its own `--only` narrows it to: `npm run bench -- --only STORAGE` runs it so. */
+  readonly storages?: readonly string[];
   /** The rows reported when it cannot run: a short name and the full scenario of each. */
   readonly unavailable: readonly Pick<Row, "name" | "scenario">[];
 }
@@ -53,6 +55,7 @@ export const SCENARIOS: readonly Scenario[] = [
     name: "http",
     file: "scenarios/http.ts",
     nodeArgs: [],
+    storages: ["memory", "redis", "postgres", "sqlite"],
     requires: ["../packages/http-node/src/index.ts"],
     unavailable: [
       { name: "GET by id", scenario: "HTTP GET by id" },
@@ -64,6 +67,7 @@ export const SCENARIOS: readonly Scenario[] = [
     name: "stream",
     file: "scenarios/stream.ts",
     nodeArgs: [],
+    storages: ["memory", "redis", "postgres", "sqlite"],
     // The streamed body's reader: catalog-core's import modules were renamed since, and the
     // scenario must run against trees from before and after that.
     requires: ["../packages/http-node/src/body-stream.ts"],
@@ -76,6 +80,7 @@ export const SCENARIOS: readonly Scenario[] = [
     name: "sync",
     file: "scenarios/sync.ts",
     nodeArgs: [],
+    storages: ["memory", "redis", "postgres", "sqlite"],
     requires: ["../packages/http-node/src/browse.ts", "../packages/http-node/src/body-stream.ts"],
     unavailable: [
       { name: "export", scenario: "export of a site over HTTP (NDJSON, CSV)" },

@@ -90,8 +90,12 @@ export interface NpmStartStorage {
   readonly name: string;
   /** The configuration's `storage` section. */
   readonly section: object;
-  readonly cpuSeconds: () => Promise<number>;
+  /** Its store's CPU so far, when the store is a process of its own (redis-server, PostgreSQL). */
+  readonly cpuSeconds?: () => Promise<number>;
 }
+
+/** The configuration's storage section of the memory store, named: a configuration without one is on SQLite. */
+const MEMORY = { adapter: "memory" };
 
 /** Settings of the configuration file that differ from the defaults, to tell what a feature costs. */
 export interface NpmStartVariant {
@@ -106,8 +110,8 @@ export const QUIET: NpmStartVariant = { name: "quiet", settings: { accessLog: fa
 
 /**
  * The standalone server as `npm start` runs it (`catalog-kit serve` from source, under tsx), configured
- * by a file with the bench's site and token and nothing else (memory storage), or the storage
- * section given, so every limit and the access log are at their defaults (a `variant` changes
+ * by a file with the bench's site and token and its storage section (memory, or the storage
+ * given) and nothing else, so every limit and the access log are at their defaults (a `variant` changes
  * the settings it names). Its stdout (the access log) goes to a file, as
  * `npm start > access.log` would; the products are loaded over HTTP. A `launcher` runs it under
  * another program.
@@ -119,7 +123,7 @@ export async function startNpmStart(
 ): Promise<Running> {
   const name = `${storage?.name ?? "memory"}${variant === undefined ? "" : `-${variant.name}`}`;
   const config = join(work, `config-${name}.json`);
-  const sections = { ...(storage === undefined ? {} : { storage: storage.section }), ...variant?.settings };
+  const sections = { storage: storage?.section ?? MEMORY, ...variant?.settings };
   writeFileSync(config, JSON.stringify({ sites: [SITE], tokens: [{ token: TOKEN, sites: [SITE] }], ...sections }));
   const log = join(work, `access-${name}.log`);
   const out = openSync(log, "w");
@@ -148,5 +152,5 @@ export async function startNpmStart(
     if (response.status !== 200) throw new Error(`npm start refused the preload: ${await response.text()}`);
   }
   const started = running(url, child, exited);
-  return storage === undefined ? started : { ...started, storeCpuSeconds: storage.cpuSeconds };
+  return storage?.cpuSeconds === undefined ? started : { ...started, storeCpuSeconds: storage.cpuSeconds };
 }

@@ -5,7 +5,8 @@
 // The product runs twice: the handler alone on startServer, and the standalone server exactly as
 // `npm start` runs it (its CLI, a configuration file, the access log on, every default; for GET,
 // also with its access log and metrics off). On PostgreSQL, the standalone server only, against
-// the same server on Redis. On Redis, the bulk import with a fresh Idempotency-Key on every request
+// the same server on Redis. On SQLite, GET by id through the standalone server against the same
+// server on memory. On Redis, the bulk import with a fresh Idempotency-Key on every request
 // against the same without one, and redis-server's CPU per GET against one plain HGET a request.
 // The servers and the load live in ../http/; this is the run's outline and its rows.
 import { spawnSync } from "node:child_process";
@@ -32,6 +33,7 @@ import {
   stored,
   work,
 } from "../http/setup.ts";
+import { sqliteRows } from "../http/sqlite.ts";
 import { median } from "../measure.ts";
 import { havePostgres } from "../postgres.ts";
 import { emit, type NamedBaseline, progress, type Row, type Target } from "../report.ts";
@@ -39,13 +41,13 @@ import { unavailableNote } from "../rig.ts";
 import { KEY_PREFIX, SITE } from "../servers/shared.ts";
 import { cpuSecondsOf, forget, killRedisOnExit } from "../standalone.ts";
 
-/** `--only memory|redis|postgres` and `--only get|bulk|csv|key` (repeatable) narrow the run; a kind not named is not narrowed. */
+/** `--only memory|redis|postgres|sqlite` and `--only get|bulk|csv|key` (repeatable) narrow the run; a kind not named is not narrowed. */
 const wanted = (name: string, kind: readonly string[]) => {
   const named = only?.filter((o) => kind.includes(o)) ?? [];
   return named.length === 0 || named.includes(name);
 };
 const PARTS = ["get", "bulk", "csv", "key"];
-const STORAGES = ["memory", "redis", "postgres"];
+const STORAGES = ["memory", "redis", "postgres", "sqlite"];
 
 const FASTIFY_GET: NamedBaseline = { label: "fastify", name: "fastify, same catalog, logger off" };
 const BARE_GET: NamedBaseline = { label: "bare node:http", name: "bare node:http, fixed JSON" };
@@ -287,6 +289,19 @@ try {
         rows.push({ name, scenario, figure: null, unit: "", note: `failed: ${message.slice(0, 600)}` });
         process.exitCode = 1;
       }
+    }
+  }
+
+  // SQLite is compared with memory through the standalone server, on GET only.
+  if (wanted("sqlite", STORAGES) && get) {
+    try {
+      rows.push(...(await sqliteRows()));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const scenario = "HTTP scenarios with SQLite storage";
+      progress(`${scenario} failed: ${message}`);
+      rows.push({ name: "HTTP, sqlite", scenario, figure: null, unit: "", note: `failed: ${message.slice(0, 600)}` });
+      process.exitCode = 1;
     }
   }
 } finally {

@@ -12,6 +12,7 @@
 // the native CSV case of the same run, by rows a second.
 // Into PostgreSQL the NDJSON only, against its floor (a bare COPY of the same rows into the same
 // server) and against the Redis adapter's NDJSON case of the same run.
+// Into SQLite the NDJSON only, against the PostgreSQL adapter's NDJSON case of the same run.
 // The cases, rows and files live in ../stream/; this is the run's outline.
 import { emit, guarded, type NamedBaseline, progress } from "../report.ts";
 import { available, STORAGES, type Storage, startRig, unavailableNote } from "../rig.ts";
@@ -41,6 +42,7 @@ import {
   only,
   quick,
 } from "../stream/setup.ts";
+import { sqlitePart } from "../stream/sqlite.ts";
 
 // Which cases each storage runs: gzip costs the server the same whatever the store, and the
 // refusal of a bad last line matters most where the staging lives outside the process. The
@@ -50,9 +52,10 @@ const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
   memory: ["ndjson", "csv", "shopify", "google-rss", "gzip", "cli"],
   redis: ["ndjson", "key", "csv", ...(quick ? [] : (["shopify", "google-rss"] as const)), "bad-row", "cli"],
   postgres: ["ndjson"],
+  sqlite: ["ndjson"],
 };
 
-/** `--only memory|redis|postgres` and `--only ndjson|key|csv|shopify|google-rss|gzip|bad-row|cli` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres|sqlite` and `--only ndjson|key|csv|shopify|google-rss|gzip|bad-row|cli` (repeatable) narrow the run. */
 function wanted(storage: Storage, name?: CaseName): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o): o is Storage => (STORAGES as readonly string[]).includes(o));
@@ -164,4 +167,5 @@ for (const storage of ["memory", "redis"] as const) {
   }
 }
 
-if (wanted("postgres", "ndjson")) await postgresPart(redisNdjson);
+const postgresNdjson = wanted("postgres", "ndjson") ? await postgresPart(redisNdjson) : undefined;
+if (wanted("sqlite", "ndjson")) await sqlitePart(postgresNdjson);

@@ -18,6 +18,10 @@
 // the same rounds against the same server the full re-import of the whole site's CSV (mode=upsert)
 // and the merge of a `sku,price,available` CSV (mode=merge), both streamed, both changing every
 // product's price and availability; memory, Redis and PostgreSQL storage.
+//
+// Single: a site of 1,000,000 products (5,000 with --quick) on SQLite, loaded first (not
+// measured), then one-product imports one after another, timed one by one (median, p99), against
+// the same on the memory store holding the same site.
 // The parts live in ../sync/; this is the run's outline.
 import { emit, guarded, progress } from "../report.ts";
 import { available, STORAGES, type Storage, unavailableNote } from "../rig.ts";
@@ -25,9 +29,19 @@ import { exportPart } from "../sync/export.ts";
 import { mergeName, mergePart } from "../sync/merge.ts";
 import { postgresReplacePart } from "../sync/postgres.ts";
 import { type ReplaceData, replaceData, replacePart } from "../sync/replace.ts";
-import { count, EXPORT_PRODUCTS, MERGE_PRODUCTS, only, PARTS, type Part, REPLACE_PRODUCTS } from "../sync/setup.ts";
+import {
+  count,
+  EXPORT_PRODUCTS,
+  MERGE_PRODUCTS,
+  only,
+  PARTS,
+  type Part,
+  REPLACE_PRODUCTS,
+  SINGLE_PRODUCTS,
+} from "../sync/setup.ts";
+import { singleName, singlePart } from "../sync/single.ts";
 
-/** `--only memory|redis|postgres` and `--only export|replace|merge` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres|sqlite` and `--only export|replace|merge|single` (repeatable) narrow the run. */
 function wanted(storage: Storage, part: Part): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o) => (STORAGES as readonly string[]).includes(o));
@@ -86,7 +100,7 @@ if (wanted("postgres", "replace")) {
   }
 }
 
-for (const storage of STORAGES) {
+for (const storage of ["memory", "redis", "postgres"] as const) {
   if (!wanted(storage, "merge")) continue;
   if (!available(storage)) {
     emit({
@@ -103,5 +117,13 @@ for (const storage of STORAGES) {
       `${storage}: the full re-import and a merge of sku,price,available into a site of ${count(MERGE_PRODUCTS)}`,
     );
     await mergePart(storage);
+  });
+}
+
+// SQLite against memory, each a fresh server loading the same site.
+if (wanted("sqlite", "single")) {
+  await guarded(singleName("sqlite"), "one-product imports into a large site, sqlite", async () => {
+    progress(`sqlite and memory: one-product imports into a site of ${count(SINGLE_PRODUCTS)}`);
+    await singlePart();
   });
 }

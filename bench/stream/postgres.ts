@@ -10,7 +10,7 @@ import { cpuPerProductRows, describe, nameOf, subjectOf } from "./rows.ts";
 import { budget, configOf, count, cpuRows, fixed, megabytes } from "./setup.ts";
 
 /** The streamed NDJSON body into a fresh site of a fresh server on `rigged`. */
-async function ndjsonInto(rigged: Rig, what: string): Promise<Measured> {
+export async function ndjsonInto(rigged: Rig, what: string): Promise<Measured> {
   const { measured } = await streamCase(rigged, "ndjson");
   requireImported(measured, what);
   progress(`  ${count(Math.round(rate(measured)))} products/s, ${describe(measured)}`);
@@ -103,9 +103,10 @@ function rows(m: Measured, floor: Floor | undefined, redis: Measured | undefined
 /**
  * The PostgreSQL rows of the scenario: the NDJSON body into a fresh server on a fresh PostgreSQL,
  * then, with that server stopped, the floor into the same PostgreSQL. `redis` is the Redis
- * adapter's NDJSON case when the run measured it already.
+ * adapter's NDJSON case when the run measured it already. Resolves with the PostgreSQL case, the
+ * SQLite rows' baseline.
  */
-export async function postgresPart(redis: Measured | undefined): Promise<void> {
+export async function postgresPart(redis: Measured | undefined): Promise<Measured | undefined> {
   if (!available("postgres")) {
     emit({
       name: "stream, postgres",
@@ -114,7 +115,7 @@ export async function postgresPart(redis: Measured | undefined): Promise<void> {
       unit: "",
       note: unavailableNote("postgres"),
     });
-    return;
+    return undefined;
   }
   let baseline = redis;
   if (baseline === undefined && available("redis")) {
@@ -149,4 +150,5 @@ export async function postgresPart(redis: Measured | undefined): Promise<void> {
     }
   });
   if (subject !== undefined) for (const row of rows(subject, floor, baseline)) emit(row);
+  return subject;
 }

@@ -2,7 +2,7 @@
 // memory, Redis's longest call, and what each case cost in CPU and memory, for the notes.
 import { describePostgres } from "../postgres.ts";
 import type { NamedBaseline, Row } from "../report.ts";
-import { SERVER, type Storage } from "../rig.ts";
+import { describeSqlite, SERVER, type Storage } from "../rig.ts";
 import { type Measured, rate } from "./cases.ts";
 import { BUDGET_LABEL, type CaseName, count, cpuRows, fixed, megabytes } from "./setup.ts";
 
@@ -29,6 +29,7 @@ export function describe(m: Measured): string {
     );
   }
   if (m.postgres !== undefined) parts.push(describePostgres(m.postgres, m.products));
+  if (m.sqlite !== undefined) parts.push(describeSqlite(m.sqlite, m.products));
   return parts.join(", ");
 }
 

@@ -21,6 +21,11 @@ export const EXPORT_PRODUCTS = sizes?.[0] ?? (quick ? 5_000 : 1_000_000);
 export const REPLACE_PRODUCTS = sizes?.[1] ?? (quick ? 4_000 : 100_000);
 /** Products of the merged site: `--size N` (the third), else 1,000,000 (5,000 with --quick). */
 export const MERGE_PRODUCTS = sizes?.[2] ?? (quick ? 5_000 : 1_000_000);
+/**
+ * Products of the site the single part imports one product at a time into: `--size N` (the
+ * fourth), else 1,000,000 (5,000 with --quick).
+ */
+export const SINGLE_PRODUCTS = sizes?.[3] ?? (quick ? 5_000 : 1_000_000);
 /** Rounds of each part: every case once a round, in turn. */
 export const ROUNDS = quick ? 1 : 3;
 /** Rounds of the merge part: each case of it streams a whole site of a million products. */
@@ -37,7 +42,7 @@ export const SITE_TYPE = "bench";
 export const API = "/external/product/v1";
 
 /** The parts, as `--only` names them. */
-export type Part = "export" | "replace" | "merge";
+export type Part = "export" | "replace" | "merge" | "single";
 /** How a site is read back: the export in either format, or the JSON list walk. */
 export type ExportCase = "ndjson" | "csv" | "list";
 /** How a replaced site is sent: a raw NDJSON body or one bulk JSON envelope. */
@@ -46,7 +51,7 @@ export type Body = "ndjson" | "json";
 export type Mode = "replace" | "upsert";
 
 /** Every part, in the order they run. */
-export const PARTS: readonly Part[] = ["export", "replace", "merge"];
+export const PARTS: readonly Part[] = ["export", "replace", "merge", "single"];
 
 /** Bytes as MB. */
 export const megabytes = (bytes: number) => bytes / MB;
@@ -66,12 +71,14 @@ export const median = (values: readonly number[]) => {
 export const siteQuery = (site: Site) =>
   `siteId=${encodeURIComponent(site.siteId)}&siteType=${encodeURIComponent(site.siteType)}`;
 
-// The export's site, four sites a round for the replace (one per case, each loaded afresh), and
-// the merge's site.
+// The export's site, four sites a round for the replace (one per case, each loaded afresh), the
+// merge's site and the single part's.
 /** The site the export part loads and reads back. */
 export const EXPORT_SITE: Site = { siteType: SITE_TYPE, siteId: "export" };
 /** The site the merge part loads, then imports again and merges into, round after round. */
 export const MERGE_SITE: Site = { siteType: SITE_TYPE, siteId: "merge" };
+/** The site the single part loads, then imports one product at a time into. */
+export const SINGLE_SITE: Site = { siteType: SITE_TYPE, siteId: "single" };
 /** The cases of the replace part, each into a site of its own a round. */
 export const REPLACE_CASES: readonly (readonly [Body, Mode])[] = [
   ["ndjson", "replace"],
@@ -88,6 +95,7 @@ export const replaceSite = (round: number, body: Body, mode: Mode): Site => ({
 export const SITES: readonly Site[] = [
   EXPORT_SITE,
   MERGE_SITE,
+  SINGLE_SITE,
   ...Array.from({ length: ROUNDS }, (_, round) =>
     REPLACE_CASES.map(([body, mode]) => replaceSite(round, body, mode)),
   ).flat(),
