@@ -66,9 +66,12 @@ export class WriterClient {
     return this.send(request, what) as Promise<WriterAnswers[O]>;
   }
 
-  /** The generation of the running thread, started if none runs: an import's calls go to it alone. */
+  /**
+   * The generation of the running thread, started if none runs (but never once closing: the
+   * calls that follow reject): an import's calls go to the thread it was begun on alone.
+   */
   start(): number {
-    if (this.worker !== undefined) return this.generation;
+    if (this.worker !== undefined || this.closing !== undefined) return this.generation;
     const worker = new Worker(WRITER, { workerData: this.options, execArgv: EXEC_ARGV });
     // Held only while a call waits for it: an idle store keeps no process alive (as a file it
     // has open does not), and a process awaiting a commit does not end under it.

@@ -103,7 +103,7 @@ test("a writer thread that stops fails its calls with STORAGE_UNAVAILABLE, half-
   check.close();
 });
 
-test("close ends its writer thread; twice is safe", async () => {
+test("close ends its writer thread, twice is safe, and a write after it starts none", async () => {
   const store = createSqliteStore({ path: join(dir, "idle.db") });
   const site = uniqueSite();
   await importInChunks(store, site, numbered(0, 3, "first"));
@@ -114,4 +114,8 @@ test("close ends its writer thread; twice is safe", async () => {
   await exited;
   expect(writers.get(store)?.thread).toBeUndefined();
   expect(isCatalogError(await rejection(store.find(site, "p1")), "STORAGE_UNAVAILABLE")).toBe(true);
+  // A write after close rejects without starting another thread.
+  const begun = rejection(store.beginImport(site, { dryRun: false }));
+  expect(writers.get(store)?.thread).toBeUndefined();
+  expect(isCatalogError(await begun, "STORAGE_UNAVAILABLE")).toBe(true);
 });
