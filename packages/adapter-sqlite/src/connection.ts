@@ -1,6 +1,7 @@
-// The store's one connection to its file: statements prepared once, and transactions that begin
-// and end within one synchronous call, so that no other call of this process runs on the
-// connection while one is open, and none is left open across an `await` for another to wait on.
+// A connection to the store's file (the main thread's, that reads, or the writer thread's):
+// statements prepared once, and transactions that begin and end within one synchronous call, so
+// that no other call runs on the connection while one is open, and none is left open across an
+// `await` for another to wait on.
 
 import type { SqliteDatabase, SqliteStatement } from "./driver.ts";
 import { closedError, unavailable } from "./errors.ts";

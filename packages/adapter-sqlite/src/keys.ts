@@ -3,8 +3,9 @@
 // own transaction. Expiry is this machine's clock in milliseconds, which every process sharing a
 // file (on this machine: SQLite's locks do not cross hosts) reads alike.
 import { randomUUID } from "node:crypto";
-import type { CommitResult, ImportCounts, KeyClaim, KeyRecord, KeyToRecord } from "@catalog-kit/catalog-core";
+import type { CommitResult, ImportCounts, KeyRecord, KeyToRecord } from "@catalog-kit/catalog-core";
 import type { Connection } from "./connection.ts";
+import type { WriterAnswers } from "./protocol.ts";
 
 const RECORD = "SELECT fingerprint, counts FROM import_keys WHERE site = ? AND key = ? AND expires > ?";
 const CLAIM = "SELECT 1 AS live FROM key_claims WHERE site = ? AND key = ? AND expires > ?";
@@ -29,10 +30,13 @@ function sweep(connection: Connection, now: number): void {
   connection.statement("DELETE FROM key_claims WHERE expires <= ?").run(now);
 }
 
-/** `CatalogStore.claimKey` in one write transaction: the record, else busy, else a claim of this call's own. */
-export function claimKey(connection: Connection, site: string, key: string, leaseMs: number): KeyClaim {
+/**
+ * `CatalogStore.claimKey` in one write transaction: the record, else busy, else a claim of this
+ * call's own, answered with its token for `releaseClaim`.
+ */
+export function claimKey(connection: Connection, site: string, key: string, leaseMs: number): WriterAnswers["claim"] {
   const token = randomUUID();
-  const state = connection.transaction(() => {
+  return connection.transaction(() => {
     const now = Date.now();
     sweep(connection, now);
     const record = recordOf(connection, site, key, now);
@@ -41,17 +45,13 @@ export function claimKey(connection: Connection, site: string, key: string, leas
     connection
       .statement("INSERT INTO key_claims (site, key, token, expires) VALUES (?, ?, ?, ?)")
       .run(site, key, token, now + leaseMs);
-    return undefined;
+    return { state: "claimed" as const, token };
   });
-  if (state !== undefined) return state;
-  return {
-    state: "claimed",
-    // Only this claim's own row: one that lapsed and was taken by another import is not this one's to end.
-    release: async () =>
-      connection.use("idempotency key release", () => {
-        connection.statement("DELETE FROM key_claims WHERE site = ? AND key = ? AND token = ?").run(site, key, token);
-      }),
-  };
+}
+
+/** Ends a claim: only its own row, as one that lapsed and was taken by another import is not its to end. */
+export function releaseClaim(connection: Connection, site: string, key: string, token: string): void {
+  connection.statement("DELETE FROM key_claims WHERE site = ? AND key = ? AND token = ?").run(site, key, token);
 }
 
 /**

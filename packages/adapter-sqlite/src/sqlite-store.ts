@@ -1,7 +1,13 @@
-// The `CatalogStore` on SQLite through Node's built-in `node:sqlite`: one connection per store,
-// every call one synchronous run of statements on it (a transaction where it reads and writes),
-// so nothing else of this process runs on the connection in between, and SQLite's file locks
-// order it against the other processes on the file.
+// The `CatalogStore` on SQLite through Node's built-in `node:sqlite`, on two connections to the
+// file. Reads (`find`, `list`, `ping`) run on the main thread, each one synchronous statement on
+// a reading connection: quick, and in WAL mode never waiting for a writer. Writes (imports,
+// removes, key claims) go to a writer thread that owns the other connection, so that a commit of
+// seconds, or a wait for another process's write lock, blocks that thread and not every request
+// of the process. A reader sees each commit once it has committed: a `find` after `commit()`
+// resolved sees it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   type CatalogStore,
   DecodedBodies,
@@ -9,23 +15,22 @@ import {
   type KeyField,
   type Product,
   type Site,
+  type StagedImport,
   siteKey,
 } from "@catalog-kit/catalog-core";
-import { Connection } from "./connection.ts";
-import { loadSqlite } from "./driver.ts";
-import { unavailable } from "./errors.ts";
-import { claimKey } from "./keys.ts";
+import type { Connection } from "./connection.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "./lookup-sql.ts";
-import { migrate } from "./schema.ts";
-import { beginStagedImport } from "./staged-import.ts";
+import { openConnection } from "./open.ts";
+import { WriterClient, writers } from "./writer-client.ts";
 
 /** Options of `createSqliteStore`. */
 export interface SqliteStoreOptions {
   /** The database file, created with its tables if missing; `":memory:"` for a database of this store alone, gone at `close`. */
   readonly path: string;
   /**
-   * How long a call waits while another connection (another process on the file) writes, before
-   * it fails with `STORAGE_UNAVAILABLE`. The wait blocks this process's thread. Default 5,000 ms.
+   * How long a write waits while another connection (another process on the file) writes, before
+   * it fails with `STORAGE_UNAVAILABLE`. The wait blocks the store's writer thread, not the main
+   * thread. Default 5,000 ms.
    */
   readonly busyTimeoutMs?: number;
 }
@@ -37,44 +42,57 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 // character a product may well hold): no statement needs to ask for it.
 const unholdable = (key: string): boolean => !key.isWellFormed();
 
-// Whether `error` is SQLite's (then a STORAGE_UNAVAILABLE), not a refusal of the store's own.
-const fromSqlite = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === "ERR_SQLITE_ERROR";
+// A database of the store alone needs a file all the same: two connections on two threads share
+// no `:memory:` database. A directory of its own, removed at `close`.
+function privateFile(): { path: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-"));
+  return { path: join(dir, "catalog.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
-function open(path: string, busyTimeoutMs: number): Connection {
-  const { DatabaseSync } = loadSqlite();
-  let connection: Connection | undefined;
-  try {
-    connection = new Connection(new DatabaseSync(path));
-    // First, so that the pragmas below and the migration wait for another process too. WAL:
-    // readers never wait for a writer, and a commit is one append to the log. NORMAL: a commit
-    // survives the process being killed at any point (the log is the operating system's once
-    // written); only a power loss or a kernel crash may lose the last commits, never corrupt the file.
-    connection.db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-    connection.db.exec("PRAGMA journal_mode = WAL");
-    connection.db.exec("PRAGMA synchronous = NORMAL");
-    // Staging tables in a file of their own, whatever SQLite was built to prefer: an import's
-    // size must not become this process's memory.
-    connection.db.exec("PRAGMA temp_store = FILE");
-    migrate(connection);
-    return connection;
-  } catch (error) {
-    connection?.close();
-    throw fromSqlite(error) ? unavailable(error, "open") : error;
-  }
+// An import's calls on the main thread: the products go to the writer thread as they are (their
+// structured clone costs the main thread less than encoding them here), the bases as the bodies
+// `find` read them, which only this thread knows.
+function stagedImport(writer: WriterClient, bodies: DecodedBodies, number: number, generation: number): StagedImport {
+  let ended = false;
+  return {
+    async add(products, positions, bases) {
+      const baseBodies = bases?.map((base) => (base === null ? null : bodies.body(base)));
+      await writer.call({ op: "add", import: number, products, positions, bases: baseBodies }, "import", generation);
+    },
+    async commit(key) {
+      ended = true;
+      return writer.call({ op: "commit", import: number, key }, "import", generation);
+    },
+    async abort() {
+      if (ended) return;
+      ended = true;
+      // Never fails: a closed store or a stopped thread dropped the staging already.
+      await writer.call({ op: "abort", import: number }, "import", generation).catch(() => undefined);
+    },
+  };
 }
 
 /**
- * Opens a `CatalogStore` on the SQLite file `path` (its tables created or migrated now). Several
- * processes on one machine may share the file. Throws `STORAGE_UNAVAILABLE` when it cannot be
- * opened, and a TypeError on a Node.js without `node:sqlite`.
+ * Opens a `CatalogStore` on the SQLite file `path` (its tables created or migrated now, on this
+ * thread). Several processes on one machine may share the file. Throws `STORAGE_UNAVAILABLE` when
+ * it cannot be opened, and a TypeError on a Node.js without `node:sqlite`.
  */
 export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new TypeError(`busyTimeoutMs must be a whole number of milliseconds, got ${busyTimeoutMs}`);
   }
-  const connection = open(options.path, busyTimeoutMs);
+  const file = options.path === ":memory:" ? privateFile() : { path: options.path, remove: () => {} };
+  let connection: Connection;
+  try {
+    connection = openConnection(file.path, busyTimeoutMs);
+  } catch (error) {
+    file.remove();
+    throw error;
+  }
+  const writer = new WriterClient({ path: file.path, busyTimeoutMs });
   const bodies = new DecodedBodies();
+  let closing: Promise<void> | undefined;
 
   function matched(site: Site, key: string, by: KeyField | undefined): { id: string; body: string } | undefined {
     return connection.statement(MATCH[by ?? "either"]).get(siteKey(site), key) as
@@ -82,13 +100,12 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
       | undefined;
   }
 
-  return {
-    async beginImport(site, writeOptions) {
-      return connection.use(
-        "import",
-        () => beginStagedImport({ connection, bodies }, siteKey(site), writeOptions),
-        "nothing written",
-      );
+  const store: CatalogStore = {
+    async beginImport(site, { dryRun, replace }) {
+      const generation = writer.start();
+      const options = replace === undefined ? { dryRun } : { dryRun, replace };
+      const number = await writer.call({ op: "begin", site: siteKey(site), options }, "import", generation);
+      return stagedImport(writer, bodies, number, generation);
     },
 
     async find(site, key, by) {
@@ -98,21 +115,15 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
     },
 
     async remove(site: Site, key: string, by?: KeyField, expected?: Product): Promise<Product | undefined> {
-      const body = connection.use(
-        "remove",
-        () => {
-          if (unholdable(key)) return undefined;
-          return connection.transaction(() => {
-            const row = matched(site, key, by);
-            if (row === undefined) return undefined;
-            if (expected === undefined || bodies.body(expected) === row.body) {
-              connection.statement("DELETE FROM products WHERE site = ? AND id = ?").run(siteKey(site), row.id);
-            }
-            return row.body;
-          });
-        },
-        "nothing written",
-      );
+      if (unholdable(key)) return connection.use("remove", () => undefined, "nothing written");
+      const request = {
+        op: "remove",
+        site: siteKey(site),
+        key,
+        by,
+        expected: expected && bodies.body(expected),
+      } as const;
+      const body = await writer.call(request, "remove");
       return body === undefined ? undefined : decodeProduct(body);
     },
 
@@ -126,11 +137,13 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
     },
 
     async claimKey(site, key, leaseMs) {
-      return connection.use(
-        "idempotency key claim",
-        () => claimKey(connection, siteKey(site), key, leaseMs),
-        "nothing written",
-      );
+      const claim = await writer.call({ op: "claim", site: siteKey(site), key, leaseMs }, "idempotency key claim");
+      if (claim.state !== "claimed") return claim;
+      const { token } = claim;
+      return {
+        state: "claimed",
+        release: () => writer.call({ op: "release", site: siteKey(site), key, token }, "idempotency key release"),
+      };
     },
 
     async ping() {
@@ -138,8 +151,15 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
       connection.use("ping", () => connection.statement("SELECT count(*) FROM sqlite_schema").get());
     },
 
-    async close() {
-      connection.close();
+    close() {
+      // The writer first: what it was sent is answered, then its connection closes.
+      closing ??= writer.close().finally(() => {
+        connection.close();
+        file.remove();
+      });
+      return closing;
     },
   };
+  writers.set(store, writer);
+  return store;
 }

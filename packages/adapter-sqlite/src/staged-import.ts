@@ -1,29 +1,34 @@
-// An import staged in a temporary table of the store's connection: `add` appends rows to it, and
-// `commit` answers one ordered query for `judgeStagedRows` to judge and applies it, all in one
-// write transaction. A temporary table lives in a file of its own, cached a few megabytes at a
-// time, so an import of any size takes little of this process's memory; it is dropped at the
-// import's end, and by SQLite with the connection if the process dies first.
+// An import staged in a temporary table of the writer thread's connection: `add` appends rows to
+// it, and `commit` answers one ordered query for `judgeStagedRows` to judge and applies it, all in
+// one write transaction, synchronously on that thread (the main thread goes on serving meanwhile).
+// A temporary table lives in a file of its own, cached a few megabytes at a time, so an import of
+// any size takes little of this process's memory; it is dropped at the import's end, and by
+// SQLite with the connection if the thread or the process dies first.
 import {
   type CommitResult,
-  type DecodedBodies,
   encodeProduct,
   judgeStagedRows,
   type KeyToRecord,
-  type StagedImport,
+  type Product,
   type StagedRow,
   type WriteOptions,
 } from "@catalog-kit/catalog-core";
 import type { Connection } from "./connection.ts";
 import { keyRefusal, recordKey } from "./keys.ts";
 
-/** What an import needs of its store. */
-export interface ImportContext {
-  readonly connection: Connection;
-  /** The bodies `find` decoded, so that a merge's base is staged as the body it was read from. */
-  readonly bodies: DecodedBodies;
+/** An import on the writer thread: each method one synchronous run on its connection. */
+export interface WriterImport {
+  /** The number that names its staging tables, and names it in the store's messages. */
+  readonly number: number;
+  /** Stages a chunk; `bases`, when the add gave bases, are their bodies as `find` read them. */
+  add(products: readonly Product[], positions: readonly number[], bases: readonly (string | null)[] | undefined): void;
+  /** Judges and applies the staging (`StagedImport.commit`); the staging is dropped either way. */
+  commit(key: KeyToRecord | undefined): CommitResult;
+  /** Drops the staging; safe twice. */
+  abort(): void;
 }
 
-// Temporary tables are the connection's own: a number of this process names each import's apart.
+// Temporary tables are the connection's own: a number of this thread names each import's apart.
 let imports = 0;
 
 // A staged row as the query answers it: `based` 0 when the id's last add gave no bases, and
@@ -84,10 +89,10 @@ const deleteUnstagedSql = (table: string) =>
 
 /** Creates an import's staging table; its commit applies it to `site` (a `siteKey`). */
 export function beginStagedImport(
-  { connection, bodies }: ImportContext,
+  connection: Connection,
   site: string,
   { dryRun, replace = false }: WriteOptions,
-): StagedImport {
+): WriterImport {
   const number = ++imports;
   const table = `temp.staged_${number}`;
   const order = `temp.staged_order_${number}`;
@@ -127,45 +132,32 @@ export function beginStagedImport(
   }
 
   return {
-    async add(products, positions, bases) {
-      connection.use(
-        "import",
-        () => {
-          live();
-          // One transaction per chunk: a statement of its own each would be a transaction each.
-          connection.transaction(() => {
-            for (let i = 0; i < products.length; i++) {
-              const product = products[i];
-              if (product === undefined) continue;
-              const base = bases?.[i];
-              const baseBody = base === undefined || base === null ? null : bodies.body(base);
-              insert.run(positions[i] ?? 0, product.id, product.sku, encodeProduct(product), baseBody, bases ? 1 : 0);
-            }
-          }, "deferred");
-        },
-        "nothing written",
-      );
+    number,
+
+    add(products, positions, bases) {
+      live();
+      // One transaction per chunk: a statement of its own each would be a transaction each.
+      connection.transaction(() => {
+        for (let i = 0; i < products.length; i++) {
+          const product = products[i];
+          if (product === undefined) continue;
+          const base = bases?.[i] ?? null;
+          insert.run(positions[i] ?? 0, product.id, product.sku, encodeProduct(product), base, bases ? 1 : 0);
+        }
+      }, "deferred");
     },
 
-    async commit(key) {
-      return connection.use(
-        "import",
-        () => {
-          live();
-          try {
-            // Indexes built once the rows are in: faster than kept up to date row by row.
-            db.exec(orderSql(table, order));
-            return connection.transaction(() => judgeAndApply(key), dryRun ? "deferred" : "immediate");
-          } finally {
-            end();
-          }
-        },
-        "nothing written",
-      );
+    commit(key) {
+      live();
+      try {
+        // Indexes built once the rows are in: faster than kept up to date row by row.
+        db.exec(orderSql(table, order));
+        return connection.transaction(() => judgeAndApply(key), dryRun ? "deferred" : "immediate");
+      } finally {
+        end();
+      }
     },
 
-    async abort() {
-      end();
-    },
+    abort: end,
   };
 }

@@ -1,13 +1,17 @@
 // The measurements of the adapter's README ("Measured"): an import of 300,000 products through the
 // store (staged in chunks of 2,000, then committed), again unchanged, lookups by id and by sku,
-// and, apart, the same import streamed as NDJSON through `catalog.importStream`, with the
-// process's peak RSS. Each part in a process of its own, as the peak is the process's. Run:
+// the main thread's longest event-loop stall while an import runs (what every other request of a
+// server waits at worst), and, apart, the same import streamed as NDJSON through
+// `catalog.importStream`, with the process's peak RSS. Each part in a process of its own, as the
+// peak is the process's. `STORE_MODULE` names another module exporting `createSqliteStore` (an
+// earlier version's sources, to compare in the same run). Run:
 //   npx tsx --conditions=@catalog-kit/source packages/adapter-sqlite/test/measure-store.ts store
 //   npx tsx --conditions=@catalog-kit/source packages/adapter-sqlite/test/measure-store.ts stream
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteStore } from "@catalog-kit/adapter-sqlite";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { createSqliteStore as Create } from "@catalog-kit/adapter-sqlite";
 import { type CatalogStore, createCatalog, type Product, type Site } from "@catalog-kit/catalog-core";
 
 const PRODUCTS = Number(process.env.PRODUCTS) || 300_000;
@@ -32,20 +36,55 @@ function product(i: number): Product {
 const peakMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000).toLocaleString("en");
 
-async function importAll(store: CatalogStore): Promise<{ stageMs: number; commitMs: number }> {
+const { createSqliteStore } = (await import(process.env.STORE_MODULE ?? "@catalog-kit/adapter-sqlite")) as {
+  createSqliteStore: typeof Create;
+};
+
+interface Timed {
+  stageMs: number;
+  commitMs: number;
+  /** The longest the event loop was held while staging, and while committing. */
+  stageStallMs: number;
+  commitStallMs: number;
+}
+
+// The event loop's longest delay while `run` runs: a timer of 1 ms resolution notices it late by that much.
+async function stall<T>(run: () => Promise<T>): Promise<{ value: T; stallMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  // The histogram measures from its timer's first tick: a stall before it would go unseen.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  try {
+    const value = await run();
+    // One more turn, so that a stall ended by the last await is recorded.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return { value, stallMs: histogram.max / 1e6 };
+  } finally {
+    histogram.disable();
+  }
+}
+
+async function importAll(store: CatalogStore): Promise<Timed> {
   const started = performance.now();
   const staged = await store.beginImport(site, { dryRun: false });
-  for (let start = 0; start < PRODUCTS; start += CHUNK) {
-    const items = Array.from({ length: Math.min(CHUNK, PRODUCTS - start) }, (_, k) => product(start + k));
-    await staged.add(
-      items,
-      items.map((_, k) => start + k),
-    );
-  }
+  const stage = await stall(async () => {
+    for (let start = 0; start < PRODUCTS; start += CHUNK) {
+      const items = Array.from({ length: Math.min(CHUNK, PRODUCTS - start) }, (_, k) => product(start + k));
+      await staged.add(
+        items,
+        items.map((_, k) => start + k),
+      );
+    }
+  });
   const staging = performance.now();
-  const result = await staged.commit();
-  if (!result.applied) throw new Error("the import was refused");
-  return { stageMs: staging - started, commitMs: performance.now() - staging };
+  const commit = await stall(() => staged.commit());
+  if (!commit.value.applied) throw new Error("the import was refused");
+  return {
+    stageMs: staging - started,
+    commitMs: performance.now() - staging,
+    stageStallMs: stage.stallMs,
+    commitStallMs: commit.stallMs,
+  };
 }
 
 async function lookups(store: CatalogStore, by: "id" | "sku"): Promise<string> {
@@ -73,14 +112,12 @@ try {
     console.log(`summary: ${JSON.stringify(summary).slice(0, 200)}`);
   } else {
     const first = await importAll(store);
-    const total = first.stageMs + first.commitMs;
-    console.log(
-      `import of ${PRODUCTS} into an empty site: staging ${Math.round(first.stageMs)} ms, commit ${Math.round(first.commitMs)} ms, ${rate(PRODUCTS, total)}/s`,
-    );
-    const again = await importAll(store);
-    console.log(
-      `the same import again (all unchanged): staging ${Math.round(again.stageMs)} ms, commit ${Math.round(again.commitMs)} ms, ${rate(PRODUCTS, again.stageMs + again.commitMs)}/s`,
-    );
+    const said = (what: string, t: Timed) =>
+      console.log(
+        `${what}: staging ${Math.round(t.stageMs)} ms, commit ${Math.round(t.commitMs)} ms, ${rate(PRODUCTS, t.stageMs + t.commitMs)}/s; longest stall staging ${Math.round(t.stageStallMs)} ms, committing ${Math.round(t.commitStallMs)} ms`,
+      );
+    said(`import of ${PRODUCTS} into an empty site`, first);
+    said("the same import again (all unchanged)", await importAll(store));
     console.log(`find by id: ${await lookups(store, "id")}/s; by sku: ${await lookups(store, "sku")}/s`);
   }
   await store.close();

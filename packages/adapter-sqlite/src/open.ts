@@ -1,0 +1,38 @@
+// Opening a connection to the store's file, the same way on either thread: the main thread's
+// reading connection and the writer thread's connection set the same pragmas and check the same
+// schema, so that whichever opens the file first creates or migrates it.
+import { Connection } from "./connection.ts";
+import { loadSqlite } from "./driver.ts";
+import { unavailable } from "./errors.ts";
+import { migrate } from "./schema.ts";
+
+// Whether `error` is SQLite's (then a STORAGE_UNAVAILABLE), not a refusal of the store's own.
+const fromSqlite = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === "ERR_SQLITE_ERROR";
+
+/**
+ * A connection to `path`, its tables created or migrated. Throws `STORAGE_UNAVAILABLE` when
+ * SQLite cannot open it, an Error for a file of a later schema version.
+ */
+export function openConnection(path: string, busyTimeoutMs: number): Connection {
+  const { DatabaseSync } = loadSqlite();
+  let connection: Connection | undefined;
+  try {
+    connection = new Connection(new DatabaseSync(path));
+    // First, so that the pragmas below and the migration wait for another connection too. WAL:
+    // readers never wait for the writer (the main thread reads while the writer thread commits),
+    // and a commit is one append to the log. NORMAL: a commit survives the process being killed
+    // at any point (the log is the operating system's once written); only a power loss or a
+    // kernel crash may lose the last commits, never corrupt the file.
+    connection.db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    connection.db.exec("PRAGMA journal_mode = WAL");
+    connection.db.exec("PRAGMA synchronous = NORMAL");
+    // Staging tables in a file of their own, whatever SQLite was built to prefer: an import's
+    // size must not become this process's memory.
+    connection.db.exec("PRAGMA temp_store = FILE");
+    migrate(connection);
+    return connection;
+  } catch (error) {
+    connection?.close();
+    throw fromSqlite(error) ? unavailable(error, "open") : error;
+  }
+}

@@ -1,0 +1,122 @@
+// The store's writer thread: it owns the connection that writes (staging, commits, removes, key
+// claims), so that a commit's `BEGIN IMMEDIATE … COMMIT`, seconds long for a large import, and a
+// wait for another process's write lock block this thread, never the main thread serving
+// requests. Requests are answered one at a time in the order they came, each one synchronous run
+// on the connection, so nothing else runs on it inside a transaction.
+import { parentPort, workerData } from "node:worker_threads";
+import type { Connection } from "./connection.ts";
+import { closedError, unavailable } from "./errors.ts";
+import { claimKey, releaseClaim } from "./keys.ts";
+import { MATCH } from "./lookup-sql.ts";
+import { openConnection } from "./open.ts";
+import type { WriterFailure, WriterMessage, WriterOptions, WriterReply, WriterRequest } from "./protocol.ts";
+import { beginStagedImport, type WriterImport } from "./staged-import.ts";
+
+const port = parentPort;
+if (port === null) throw new Error("the SQLite store's writer runs as a worker thread");
+const { path, busyTimeoutMs } = workerData as WriterOptions;
+
+// The main thread opened the file (and migrated it) already, so this fails only if the file
+// changed under it since: then every request answers the failure.
+let connection: Connection | undefined;
+let openFailure: unknown;
+try {
+  connection = openConnection(path, busyTimeoutMs);
+} catch (error) {
+  openFailure = error;
+}
+
+const imports = new Map<number, WriterImport>();
+
+function staged(number: number): WriterImport {
+  const found = imports.get(number);
+  if (found === undefined) throw new Error("the import was already ended");
+  return found;
+}
+
+// What `CatalogStore.remove` writes: the matched product deleted (unless it is not `expected`),
+// its body answered, in one transaction so that the match and the delete see one state.
+function remove(db: Connection, request: Extract<WriterRequest, { op: "remove" }>): string | undefined {
+  return db.transaction(() => {
+    const row = db.statement(MATCH[request.by ?? "either"]).get(request.site, request.key) as
+      | { id: string; body: string }
+      | undefined;
+    if (row === undefined) return undefined;
+    if (request.expected === undefined || request.expected === row.body) {
+      db.statement("DELETE FROM products WHERE site = ? AND id = ?").run(request.site, row.id);
+    }
+    return row.body;
+  });
+}
+
+function run(db: Connection, request: WriterRequest): unknown {
+  switch (request.op) {
+    case "begin": {
+      const begun = beginStagedImport(db, request.site, request.options);
+      imports.set(begun.number, begun);
+      return begun.number;
+    }
+    case "add":
+      return staged(request.import).add(request.products, request.positions, request.bases);
+    case "commit": {
+      const committing = staged(request.import);
+      imports.delete(request.import);
+      return committing.commit(request.key);
+    }
+    case "abort":
+      imports.get(request.import)?.abort();
+      imports.delete(request.import);
+      return undefined;
+    case "remove":
+      return remove(db, request);
+    case "claim":
+      return claimKey(db, request.site, request.key, request.leaseMs);
+    case "release":
+      return releaseClaim(db, request.site, request.key, request.token);
+    case "close":
+      return undefined;
+  }
+}
+
+// How a failure of each request is worded; every write but a release says nothing was written.
+const WHAT: Record<WriterRequest["op"], string> = {
+  begin: "import",
+  add: "import",
+  commit: "import",
+  abort: "import",
+  remove: "remove",
+  claim: "idempotency key claim",
+  release: "idempotency key release",
+  close: "close",
+};
+
+// A failure in a form that crosses threads: an Error's own fields are lost in a structured clone.
+function failure(error: unknown, request: WriterRequest): WriterFailure {
+  const written = request.op === "release" || request.op === "close" ? undefined : "nothing written";
+  const wrapped = unavailable(openFailure ?? error, openFailure === undefined ? WHAT[request.op] : "open", written);
+  const original = wrapped.cause;
+  const cause =
+    original instanceof Error
+      ? { ...original, name: original.name, message: original.message, stack: original.stack }
+      : undefined;
+  return { code: wrapped.code, message: wrapped.message, cause };
+}
+
+port.on("message", ({ id, request }: WriterMessage) => {
+  let reply: WriterReply;
+  try {
+    if (request.op === "close") {
+      // Temporary tables go with the connection; a second close finds it closed, and is answered.
+      imports.clear();
+      connection?.close();
+      reply = { id, ok: true, value: undefined };
+    } else if (connection === undefined) throw openFailure;
+    else if (connection.isClosed) throw closedError();
+    else reply = { id, ok: true, value: run(connection, request) };
+  } catch (error) {
+    reply = { id, ok: false, failure: failure(error, request) };
+  }
+  port.postMessage(reply);
+  // Once closed, nothing more comes: the thread ends, and the store's close resolves with it.
+  if (request.op === "close") port.close();
+});
