@@ -49,6 +49,9 @@ function privateFile(): { path: string; remove: () => void } {
   return { path: join(dir, "catalog.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Products an `add` sends to the writer thread at a time: at most about 90 MB of the largest products. */
+const ADD_SLICE = 250;
+
 // An import's calls on the main thread: the products go to the writer thread as they are (their
 // structured clone costs the main thread less than encoding them here), the bases as the bodies
 // `find` read them, which only this thread knows.
@@ -57,7 +60,22 @@ function stagedImport(writer: WriterClient, bodies: DecodedBodies, number: numbe
   return {
     async add(products, positions, bases) {
       const baseBodies = bases?.map((base) => (base === null ? null : bodies.body(base)));
-      await writer.call({ op: "add", import: number, products, positions, bases: baseBodies }, "import", generation);
+      // A slice a message, all sent at once (the thread takes them in order, one deserialized at
+      // a time): its heap is kept small (see `WRITER_HEAP`), and a slice of the largest products
+      // the catalog takes still fits in it.
+      const sent: Promise<unknown>[] = [];
+      for (let start = 0; start < products.length; start += ADD_SLICE) {
+        const end = start + ADD_SLICE;
+        const slice = {
+          op: "add",
+          import: number,
+          products: products.slice(start, end),
+          positions: positions.slice(start, end),
+          bases: baseBodies?.slice(start, end),
+        } as const;
+        sent.push(writer.call(slice, "import", generation));
+      }
+      await Promise.all(sent);
     },
     async commit(key) {
       ended = true;
