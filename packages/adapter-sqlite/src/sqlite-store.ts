@@ -21,6 +21,7 @@ import {
 import type { Connection } from "./connection.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "./lookup-sql.ts";
 import { openConnection } from "./open.ts";
+import { ReadCache } from "./read-cache.ts";
 import { WriterClient, writers } from "./writer-client.ts";
 
 /** Options of `createSqliteStore`. */
@@ -110,6 +111,7 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
   }
   const writer = new WriterClient({ path: file.path, busyTimeoutMs });
   const bodies = new DecodedBodies();
+  const reads = new ReadCache(connection, bodies);
   let closing: Promise<void> | undefined;
 
   function matched(site: Site, key: string, by: KeyField | undefined): { id: string; body: string } | undefined {
@@ -128,8 +130,9 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
 
     async find(site, key, by) {
       if (unholdable(key)) return connection.use("find", () => undefined);
-      const row = connection.use("find", () => matched(site, key, by));
-      return row === undefined ? undefined : bodies.decode(row.body);
+      // Unambiguous whatever the key and site hold: the key's length says where it ends.
+      const lookup = `${by ?? "either"}:${key.length}:${key}:${siteKey(site)}`;
+      return connection.use("find", () => reads.lookup(lookup, () => matched(site, key, by)?.body));
     },
 
     async remove(site: Site, key: string, by?: KeyField, expected?: Product): Promise<Product | undefined> {

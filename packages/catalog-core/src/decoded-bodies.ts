@@ -3,7 +3,7 @@
 // sends a digest of exactly that, without encoding the product again (an encoding and the hash of
 // its text cost about three times the hash of a body read), and never calls a product stale for
 // being stored in an older spelling of the same JSON.
-import { decodeProduct, encodeProduct, PRODUCT_FIELDS, type Product } from "./product.ts";
+import { copyProduct, decodeProduct, encodeProduct, PRODUCT_FIELDS, type Product } from "./product.ts";
 
 // What a product was decoded from, and what it held then: every field, and the images one by one
 // (an array changes in place).
@@ -44,6 +44,22 @@ export class DecodedBodies {
     const decoded: Decoded = { body, values, images: product.images?.slice() };
     Object.defineProperty(product, this.key, { value: decoded });
     return product;
+  }
+
+  /**
+   * A copy of `product` (`copyProduct`), remembered with the body `product` was decoded from while
+   * `product` still holds what it decoded to: for a store that keeps products it decoded and
+   * answers copies of them.
+   */
+  copy(product: Product): Product {
+    const copy = copyProduct(product);
+    const decoded = (product as { [key: symbol]: Decoded | undefined })[this.key];
+    if (decoded !== undefined && unchanged(product, decoded)) {
+      // Its own snapshot: the copy's images are an array of its own, which the fields compare by identity.
+      const values = PRODUCT_FIELDS.map((field) => copy[field]);
+      Object.defineProperty(copy, this.key, { value: { body: decoded.body, values, images: decoded.images } });
+    }
+    return copy;
   }
 
   /** The body `product` was decoded from, while it still holds what it decoded to; else its encoding. */

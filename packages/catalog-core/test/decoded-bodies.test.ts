@@ -59,3 +59,23 @@ test("keeps the body out of sight: JSON, keys, copies and equality see the produ
   expect(bodies.body({ ...found })).toBe(encodeProduct(plain));
   expect(new DecodedBodies().body(found)).toBe(encodeProduct(plain));
 });
+
+test.prop([productArb(), changeArb, changeArb])(
+  "copy: a copy of a kept product answers the body read until either changes, and they share nothing",
+  (stored, changeKept, changeCopy) => {
+    const bodies = new DecodedBodies();
+    const older = JSON.stringify({ ...stored, id: stored.id }, [
+      "sku",
+      ...Object.keys(stored).filter((k) => k !== "sku"),
+    ]);
+    const kept = bodies.decode(older);
+    const copy = bodies.copy(kept);
+    expect(copy).toStrictEqual(kept);
+    expect(bodies.body(copy), "copy as read").toBe(older);
+    changeCopy(copy);
+    expect(bodies.body(copy)).toBe(encodeProduct(copy) === encodeProduct(kept) ? older : encodeProduct(copy));
+    expect(bodies.body(kept), "kept as read").toBe(older);
+    changeKept(kept);
+    expect(bodies.body(bodies.copy(kept))).toBe(bodies.body(kept));
+  },
+);

@@ -1,0 +1,62 @@
+// Lookups answered from the store's read cache never outlive a commit: one made through another
+// connection on the file (another server, here another store) is seen by the next lookup, and
+// lookups of different sites and keys never share an answer.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSqliteStore } from "@catalog-kit/adapter-sqlite";
+import type { Site } from "@catalog-kit/catalog-core";
+import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import { afterAll, expect, test } from "vitest";
+import { importInChunks, product } from "./support/fixtures.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-reads-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("a lookup sees what another connection on the file committed since the last one", async () => {
+  const path = join(dir, "shared.db");
+  const [reader, writer] = [createSqliteStore({ path }), createSqliteStore({ path })];
+  try {
+    const site = uniqueSite();
+    await importInChunks(writer, site, [product("p1", "s1", "first")]);
+    expect(await reader.find(site, "p1")).toMatchObject({ title: expect.stringContaining("first") });
+    expect(await reader.find(site, "p2")).toBeUndefined();
+    // Asked again: kept, and still a copy of its own.
+    const kept = await reader.find(site, "p1");
+    if (kept === undefined) throw new Error("p1 was not found");
+    kept.title = "changed by the caller";
+    expect(await reader.find(site, "p1")).toMatchObject({ title: expect.stringContaining("first") });
+
+    await importInChunks(writer, site, [product("p1", "s1", "second"), product("p2", "s2", "second")]);
+    expect(await reader.find(site, "p1")).toMatchObject({ title: expect.stringContaining("second") });
+    expect(await reader.find(site, "s2", "sku")).toMatchObject({ id: "p2" });
+    expect(await reader.find(site, "p2")).toMatchObject({ id: "p2" });
+
+    await writer.remove(site, "p1");
+    expect(await reader.find(site, "p1")).toBeUndefined();
+  } finally {
+    await Promise.all([reader.close(), writer.close()]);
+  }
+});
+
+test("lookups of sites and keys that a naive joined key would confuse keep apart", async () => {
+  const store = createSqliteStore({ path: join(dir, "apart.db") });
+  try {
+    const sites: Site[] = [
+      { siteType: "t", siteId: "a" },
+      { siteType: "t", siteId: "a:1:b" },
+      { siteType: "t:1", siteId: "a" },
+    ];
+    for (const [i, site] of sites.entries())
+      await importInChunks(store, site, [product(`k${i}`, `sku${i}`, `site ${i}`)]);
+    for (const [i, site] of sites.entries()) {
+      for (const [j] of sites.entries()) {
+        const found = await store.find(site, `k${j}`);
+        if (i === j) expect(found).toMatchObject({ id: `k${i}` });
+        else expect(found).toBeUndefined();
+      }
+    }
+  } finally {
+    await store.close();
+  }
+});
