@@ -1,11 +1,66 @@
 // The products the main thread found lately, answered again without SQLite while the file is
 // unchanged: a lookup of a product a shop's storefront asks for again and again costs a map
-// read and a copy, where a statement cost 10 to 25 µs. The file's `data_version`, read once a
-// lookup (about a microsecond), changes with every commit of any other connection, the store's
-// own writer thread and other processes alike: then everything kept is dropped. So a lookup never
-// answers what a commit that had completed before it changed.
+// read and a copy, where a statement cost 10 to 25 µs (each one begins and ends a read
+// transaction, locks included). Every commit of any connection, the store's own writer thread
+// and other processes alike, rewrites the header of the WAL index (the `-shm` file, whose
+// format is SQLite's documented and stable WAL-index format): read once a lookup (48 bytes, one
+// system call), any change of it drops everything kept. A commit is visible to SQLite's own
+// readers only once that header says so, so a lookup never answers what a commit that had
+// completed before it changed.
+import { closeSync, openSync, readSync } from "node:fs";
 import type { DecodedBodies, Product } from "@catalog-kit/catalog-core";
 import type { Connection } from "./connection.ts";
+
+/** Says whether the database may have changed since it was last asked. */
+export interface ChangeSignal {
+  changed(): boolean;
+  close(): void;
+}
+
+// The WAL-index header: its two copies, 48 bytes each (its change counter, last frame, salts and
+// checksums among them).
+const HEADER = 96;
+
+/**
+ * The change signal of a database in WAL mode at `path`: its WAL index's header, compared with
+ * the one last read. Opened while a connection holds the file open (so the index exists and is
+ * not removed); `undefined` when it cannot be read, and the caller asks SQLite instead.
+ */
+export function walIndexSignal(path: string): ChangeSignal | undefined {
+  let fd: number;
+  try {
+    fd = openSync(`${path}-shm`, "r");
+  } catch {
+    return undefined;
+  }
+  const last = Buffer.alloc(HEADER);
+  const now = Buffer.alloc(HEADER);
+  let first = true;
+  return {
+    changed() {
+      readSync(fd, now, 0, HEADER, 0);
+      if (!first && now.equals(last)) return false;
+      first = false;
+      now.copy(last);
+      return true;
+    },
+    close: () => closeSync(fd),
+  };
+}
+
+/** The change signal SQLite answers itself: `PRAGMA data_version`, a statement a call. */
+export function dataVersionSignal(connection: Connection): ChangeSignal {
+  let version: unknown;
+  return {
+    changed() {
+      const now = (connection.statement("PRAGMA data_version").get() as { data_version: unknown }).data_version;
+      if (now === version) return false;
+      version = now;
+      return true;
+    },
+    close() {},
+  };
+}
 
 /** A lookup's answer as kept: the decoded product, or `null` for none. */
 type Kept = Product | null;
@@ -23,13 +78,12 @@ export const READ_CACHE_LIMITS: ReadCacheLimits = { entries: 10_000, chars: 8_00
 export class ReadCache {
   private readonly kept = new Map<string, { readonly product: Kept; readonly chars: number }>();
   private chars = 0;
-  private version: unknown;
-  private readonly connection: Connection;
+  private readonly signal: ChangeSignal;
   private readonly bodies: DecodedBodies;
   private readonly limits: ReadCacheLimits;
 
-  constructor(connection: Connection, bodies: DecodedBodies, limits: ReadCacheLimits = READ_CACHE_LIMITS) {
-    this.connection = connection;
+  constructor(signal: ChangeSignal, bodies: DecodedBodies, limits: ReadCacheLimits = READ_CACHE_LIMITS) {
+    this.signal = signal;
     this.bodies = bodies;
     this.limits = limits;
   }
@@ -48,11 +102,15 @@ export class ReadCache {
     return product === null ? undefined : this.bodies.copy(product);
   }
 
-  // Everything kept goes once another connection committed since the last lookup.
+  /** Lets go of what it keeps, and of its signal. */
+  close(): void {
+    this.kept.clear();
+    this.signal.close();
+  }
+
+  // Everything kept goes once the database changed since the last lookup.
   private drop(): void {
-    const version = (this.connection.statement("PRAGMA data_version").get() as { data_version: unknown }).data_version;
-    if (version === this.version) return;
-    this.version = version;
+    if (!this.signal.changed()) return;
     this.kept.clear();
     this.chars = 0;
   }

@@ -21,7 +21,7 @@ import {
 import type { Connection } from "./connection.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "./lookup-sql.ts";
 import { openConnection } from "./open.ts";
-import { ReadCache } from "./read-cache.ts";
+import { dataVersionSignal, ReadCache, walIndexSignal } from "./read-cache.ts";
 import { WriterClient, writers } from "./writer-client.ts";
 
 /** Options of `createSqliteStore`. */
@@ -111,7 +111,7 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
   }
   const writer = new WriterClient({ path: file.path, busyTimeoutMs });
   const bodies = new DecodedBodies();
-  const reads = new ReadCache(connection, bodies);
+  const reads = new ReadCache(walIndexSignal(file.path) ?? dataVersionSignal(connection), bodies);
   let closing: Promise<void> | undefined;
 
   function matched(site: Site, key: string, by: KeyField | undefined): { id: string; body: string } | undefined {
@@ -175,6 +175,7 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
     close() {
       // The writer first: what it was sent is answered, then its connection closes.
       closing ??= writer.close().finally(() => {
+        reads.close();
         connection.close();
         file.remove();
       });
