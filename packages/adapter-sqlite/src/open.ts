@@ -9,6 +9,9 @@ import { migrate } from "./schema.ts";
 // Whether `error` is SQLite's (then a STORAGE_UNAVAILABLE), not a refusal of the store's own.
 const fromSqlite = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === "ERR_SQLITE_ERROR";
 
+/** The bytes the write-ahead log is cut back to after a checkpoint. */
+const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
 /**
  * A connection to `path`, its tables created or migrated. Throws `STORAGE_UNAVAILABLE` when
  * SQLite cannot open it, an Error for a file of a later schema version.
@@ -26,6 +29,10 @@ export function openConnection(path: string, busyTimeoutMs: number): Connection 
     connection.db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     connection.db.exec("PRAGMA journal_mode = WAL");
     connection.db.exec("PRAGMA synchronous = NORMAL");
+    // A commit of a million products writes gigabytes of log, which SQLite reuses rather than
+    // shrinks: cut back to 64 MiB once checkpointed, so that one large import does not keep its
+    // size on disk for good.
+    connection.db.exec(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     // Staging tables in a file of their own, whatever SQLite was built to prefer: an import's
     // size must not become this process's memory.
     connection.db.exec("PRAGMA temp_store = FILE");
