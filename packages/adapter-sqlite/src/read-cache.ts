@@ -65,18 +65,27 @@ export function dataVersionSignal(connection: Connection): ChangeSignal {
 /** A lookup's answer as kept: the decoded product, or `null` for none. */
 type Kept = Product | null;
 
+interface Entry {
+  readonly product: Kept;
+  readonly chars: number;
+  /** Where its key is in `keys`. */
+  place: number;
+}
+
 /** How much a read cache keeps at most: lookups, and characters of their bodies. */
 export interface ReadCacheLimits {
   readonly entries: number;
   readonly chars: number;
 }
 
-/** The default: 10,000 lookups, 8 million characters of bodies (tens of megabytes at most). */
-export const READ_CACHE_LIMITS: ReadCacheLimits = { entries: 10_000, chars: 8_000_000 };
+/** The default: 10,000 lookups, 16 million characters of bodies (tens of megabytes at most). */
+export const READ_CACHE_LIMITS: ReadCacheLimits = { entries: 10_000, chars: 16_000_000 };
 
 /** The answers of recent lookups on one connection, dropped whenever the file changed. */
 export class ReadCache {
-  private readonly kept = new Map<string, { readonly product: Kept; readonly chars: number }>();
+  private readonly kept = new Map<string, Entry>();
+  // The kept keys in no order, for an eviction to pick one at random: each entry knows its place.
+  private readonly keys: string[] = [];
   private chars = 0;
   private readonly signal: ChangeSignal;
   private readonly bodies: DecodedBodies;
@@ -104,25 +113,37 @@ export class ReadCache {
 
   /** Lets go of what it keeps, and of its signal. */
   close(): void {
-    this.kept.clear();
+    this.clear();
     this.signal.close();
+  }
+
+  private clear(): void {
+    this.kept.clear();
+    this.keys.length = 0;
+    this.chars = 0;
   }
 
   // Everything kept goes once the database changed since the last lookup.
   private drop(): void {
-    if (!this.signal.changed()) return;
-    this.kept.clear();
-    this.chars = 0;
+    if (this.signal.changed()) this.clear();
   }
 
-  // Oldest first out (a Map keeps its insertion order) once over either limit.
+  // Over either limit, entries go at random: a walk over a few more products than fit (a crawler,
+  // an export's lookups) then still finds most of them, where the oldest first out finds none.
   private keep(key: string, product: Kept, chars: number): void {
     if (chars > this.limits.chars) return;
-    this.kept.set(key, { product, chars });
+    this.kept.set(key, { product, chars, place: this.keys.length });
+    this.keys.push(key);
     this.chars += chars;
-    for (const [oldest, { chars: size }] of this.kept) {
-      if (this.kept.size <= this.limits.entries && this.chars <= this.limits.chars) break;
-      this.kept.delete(oldest);
+    while (this.kept.size > this.limits.entries || this.chars > this.limits.chars) {
+      const victim = this.keys[Math.floor(Math.random() * this.keys.length)] as string;
+      const { place, chars: size } = this.kept.get(victim) as Entry;
+      const last = this.keys.pop() as string;
+      if (last !== victim) {
+        this.keys[place] = last;
+        (this.kept.get(last) as { place: number }).place = place;
+      }
+      this.kept.delete(victim);
       this.chars -= size;
     }
   }

@@ -5,9 +5,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteStore } from "@catalog-kit/adapter-sqlite";
-import type { Site } from "@catalog-kit/catalog-core";
+import { DecodedBodies, decodeProduct, encodeProduct, type Site } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
+import fc from "fast-check";
 import { afterAll, expect, test } from "vitest";
+import { type ChangeSignal, ReadCache } from "../src/read-cache.ts";
 import { importInChunks, product } from "./support/fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-reads-"));
@@ -59,4 +61,57 @@ test("lookups of sites and keys that a naive joined key would confuse keep apart
   } finally {
     await store.close();
   }
+});
+
+test("answers what the database holds at every lookup, within its limits, whatever evicts what", () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        // Mostly lookups, so that the cache fills and evicts between the writes that empty it.
+        fc.oneof(
+          { arbitrary: fc.record({ look: fc.integer({ min: 0, max: 30 }) }), weight: 12 },
+          {
+            arbitrary: fc.record({ write: fc.integer({ min: 0, max: 30 }), title: fc.string({ maxLength: 40 }) }),
+            weight: 1,
+          },
+          { arbitrary: fc.record({ erase: fc.integer({ min: 0, max: 30 }) }), weight: 1 },
+        ),
+        { maxLength: 200 },
+      ),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 1, max: 3_000 }),
+      (steps, entries, chars) => {
+        const held = new Map<string, string>();
+        let changed = true;
+        const signal: ChangeSignal = {
+          changed: () => {
+            const was = changed;
+            changed = false;
+            return was;
+          },
+          close() {},
+        };
+        const cache = new ReadCache(signal, new DecodedBodies(), { entries, chars });
+        for (const step of steps) {
+          if ("look" in step) {
+            const key = `k${step.look}`;
+            const found = cache.lookup(key, () => held.get(key));
+            const body = held.get(key);
+            expect(found).toEqual(body === undefined ? undefined : decodeProduct(body));
+          } else if ("write" in step) {
+            held.set(`k${step.write}`, encodeProduct(product(`k${step.write}`, `s${step.write}`, step.title)));
+            changed = true;
+          } else {
+            held.delete(`k${step.erase}`);
+            changed = true;
+          }
+          const inside = cache as unknown as { kept: Map<string, { chars: number }>; keys: string[]; chars: number };
+          expect(inside.kept.size).toBeLessThanOrEqual(entries);
+          expect(inside.chars).toBeLessThanOrEqual(chars);
+          expect(new Set(inside.keys)).toEqual(new Set(inside.kept.keys()));
+          expect(inside.keys).toHaveLength(inside.kept.size);
+        }
+      },
+    ),
+  );
 });
