@@ -62,11 +62,11 @@ export function dataVersionSignal(connection: Connection): ChangeSignal {
   };
 }
 
-/** A lookup's answer as kept: the decoded product, or `null` for none. */
-type Kept = Product | null;
-
 interface Entry {
-  readonly product: Kept;
+  /** The body found, `null` for none. */
+  readonly body: string | null;
+  /** The body decoded, from the second lookup on: a lookup made once costs no copy. */
+  product?: Product;
   readonly chars: number;
   /** Where its key is in `keys`. */
   place: number;
@@ -104,11 +104,14 @@ export class ReadCache {
   lookup(key: string, load: () => string | undefined): Product | undefined {
     this.drop();
     const hit = this.kept.get(key);
-    if (hit !== undefined) return hit.product === null ? undefined : this.bodies.copy(hit.product);
-    const body = load();
-    const product = body === undefined ? null : this.bodies.decode(body);
-    this.keep(key, product, body?.length ?? 0);
-    return product === null ? undefined : this.bodies.copy(product);
+    if (hit === undefined) {
+      const body = load();
+      this.keep(key, body ?? null);
+      return body === undefined ? undefined : this.bodies.decode(body);
+    }
+    if (hit.body === null) return undefined;
+    hit.product ??= this.bodies.decode(hit.body);
+    return this.bodies.copy(hit.product);
   }
 
   /** Lets go of what it keeps, and of its signal. */
@@ -130,9 +133,10 @@ export class ReadCache {
 
   // Over either limit, entries go at random: a walk over a few more products than fit (a crawler,
   // an export's lookups) then still finds most of them, where the oldest first out finds none.
-  private keep(key: string, product: Kept, chars: number): void {
+  private keep(key: string, body: string | null): void {
+    const chars = body?.length ?? 0;
     if (chars > this.limits.chars) return;
-    this.kept.set(key, { product, chars, place: this.keys.length });
+    this.kept.set(key, { body, chars, place: this.keys.length });
     this.keys.push(key);
     this.chars += chars;
     while (this.kept.size > this.limits.entries || this.chars > this.limits.chars) {
