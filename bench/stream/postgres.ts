@@ -3,7 +3,7 @@
 // body in the same run (measured here when the run did not measure it already).
 import { describePostgres } from "../postgres.ts";
 import { emit, guarded, progress, type Row } from "../report.ts";
-import { available, type Rig, startRig, unavailableNote } from "../rig.ts";
+import { available, type Rig, type Storage, startRig, unavailableNote } from "../rig.ts";
 import { type Measured, rate, requireImported, streamCase } from "./cases.ts";
 import { copyFloor, type Floor } from "./floor.ts";
 import { cpuPerProductRows, describe, nameOf, subjectOf } from "./rows.ts";
@@ -15,6 +15,33 @@ export async function ndjsonInto(rigged: Rig, what: string): Promise<Measured> {
   requireImported(measured, what);
   progress(`  ${count(Math.round(rate(measured)))} products/s, ${describe(measured)}`);
   return measured;
+}
+
+/**
+ * `measured`, else `storage`'s NDJSON case measured now, on a rig of its own, as the baseline of
+ * `rowsOf`'s rows (a storage's name as the rows say it); `undefined` when `storage` cannot run
+ * here or its case failed.
+ */
+export async function ndjsonBaseline(
+  measured: Measured | undefined,
+  storage: Storage,
+  rowsOf: string,
+): Promise<Measured | undefined> {
+  if (measured !== undefined || !available(storage)) return measured;
+  let baseline: Measured | undefined;
+  const name = `${nameOf(storage, "ndjson")} (${rowsOf}'s baseline)`;
+  await guarded(name, `streamed NDJSON import, ${storage} (the ${rowsOf} rows' baseline)`, async () => {
+    progress(
+      `${storage}: streamed NDJSON import, up to ${fixed(megabytes(budget), 0)} MB (baseline of the ${rowsOf} rows)`,
+    );
+    const rigged = await startRig(storage, "ndjson", configOf);
+    try {
+      baseline = await ndjsonInto(rigged, `${storage} ndjson`);
+    } finally {
+      await rigged.stop();
+    }
+  });
+  return baseline;
 }
 
 function describeFloor(floor: Floor): string {
@@ -117,21 +144,7 @@ export async function postgresPart(redis: Measured | undefined): Promise<Measure
     });
     return undefined;
   }
-  let baseline = redis;
-  if (baseline === undefined && available("redis")) {
-    const name = `${nameOf("redis", "ndjson")} (PostgreSQL's baseline)`;
-    await guarded(name, "streamed NDJSON import, redis (the PostgreSQL rows' baseline)", async () => {
-      progress(
-        `redis: streamed NDJSON import, up to ${fixed(megabytes(budget), 0)} MB (baseline of the PostgreSQL rows)`,
-      );
-      const rigged = await startRig("redis", "ndjson", configOf);
-      try {
-        baseline = await ndjsonInto(rigged, "redis ndjson");
-      } finally {
-        await rigged.stop();
-      }
-    });
-  }
+  const baseline = await ndjsonBaseline(redis, "redis", "PostgreSQL");
   let subject: Measured | undefined;
   let floor: Floor | undefined;
   await guarded(nameOf("postgres", "ndjson"), "streamed NDJSON import, postgres", async () => {

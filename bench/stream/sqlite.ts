@@ -4,7 +4,7 @@
 import { emit, guarded, progress, type Row } from "../report.ts";
 import { available, startRig, unavailableNote } from "../rig.ts";
 import { type Measured, rate } from "./cases.ts";
-import { ndjsonInto } from "./postgres.ts";
+import { ndjsonBaseline, ndjsonInto } from "./postgres.ts";
 import { describe, nameOf, subjectOf } from "./rows.ts";
 import { budget, configOf, count, fixed, megabytes } from "./setup.ts";
 
@@ -66,21 +66,7 @@ function rows(m: Measured, postgres: Measured | undefined): Row[] {
  * it is measured first, for the purpose, when PostgreSQL is available here.
  */
 export async function sqlitePart(postgres: Measured | undefined): Promise<void> {
-  let baseline = postgres;
-  if (baseline === undefined && available("postgres")) {
-    const name = `${nameOf("postgres", "ndjson")} (SQLite's baseline)`;
-    await guarded(name, "streamed NDJSON import, postgres (the SQLite rows' baseline)", async () => {
-      progress(
-        `postgres: streamed NDJSON import, up to ${fixed(megabytes(budget), 0)} MB (baseline of the SQLite rows)`,
-      );
-      const rigged = await startRig("postgres", "ndjson", configOf);
-      try {
-        baseline = await ndjsonInto(rigged, "postgres ndjson");
-      } finally {
-        await rigged.stop();
-      }
-    });
-  }
+  const baseline = await ndjsonBaseline(postgres, "postgres", "SQLite");
   await guarded(nameOf("sqlite", "ndjson"), "streamed NDJSON import, sqlite", async () => {
     progress(`sqlite: streamed NDJSON import, up to ${fixed(megabytes(budget), 0)} MB`);
     const rigged = await startRig("sqlite", "ndjson", configOf);
