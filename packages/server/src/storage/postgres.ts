@@ -11,6 +11,7 @@ import {
 } from "@catalog-kit/adapter-postgres";
 import type { CatalogStore } from "@catalog-kit/catalog-core";
 import * as v from "valibot";
+import { milliseconds } from "./milliseconds.ts";
 
 /** The options of a PostgreSQL storage: its URL, and the schema, pool size and query timeout. */
 export const schema = v.strictObject({
@@ -36,15 +37,7 @@ export const schema = v.strictObject({
     ),
     DEFAULT_POOL_SIZE,
   ),
-  queryTimeoutMs: v.optional(
-    v.pipe(
-      v.number("Must be a number"),
-      v.integer("Must be an integer"),
-      v.minValue(1, "Must be at least 1"),
-      v.maxValue(2 ** 31 - 1, "Must be at most 2147483647"),
-    ),
-    DEFAULT_QUERY_TIMEOUT_MS,
-  ),
+  queryTimeoutMs: v.optional(milliseconds(1), DEFAULT_QUERY_TIMEOUT_MS),
 });
 
 type PostgresOptions = v.InferOutput<typeof schema>;

@@ -7,6 +7,7 @@ import { createSqliteStore, DEFAULT_BUSY_TIMEOUT_MS } from "@catalog-kit/adapter
 import type { CatalogStore } from "@catalog-kit/catalog-core";
 import * as v from "valibot";
 import type { StorageContext } from "./contract.ts";
+import { milliseconds } from "./milliseconds.ts";
 
 /** Where the catalog lives when `storage.path` is not given: a file beside the configuration file. */
 export const DEFAULT_SQLITE_PATH = "catalog-kit.db";
@@ -14,15 +15,7 @@ export const DEFAULT_SQLITE_PATH = "catalog-kit.db";
 /** The options of a SQLite storage: the file (relative to the configuration file's directory) and the busy timeout. */
 export const schema = v.strictObject({
   path: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty")), DEFAULT_SQLITE_PATH),
-  busyTimeoutMs: v.optional(
-    v.pipe(
-      v.number("Must be a number"),
-      v.integer("Must be an integer"),
-      v.minValue(0, "Must be at least 0"),
-      v.maxValue(2 ** 31 - 1, "Must be at most 2147483647"),
-    ),
-    DEFAULT_BUSY_TIMEOUT_MS,
-  ),
+  busyTimeoutMs: v.optional(milliseconds(0), DEFAULT_BUSY_TIMEOUT_MS),
 });
 
 /** Opens the SQLite file (created with its tables if missing). */
