@@ -10,6 +10,7 @@ import {
 } from "@catalog-kit/catalog-core";
 import fc from "fast-check";
 import { expect, test } from "vitest";
+import { sampleProduct } from "../src/testing/arbitraries.ts";
 
 interface Staged {
   readonly product: Product;
@@ -45,19 +46,10 @@ function rowsOf(staged: readonly Staged[], site: ReadonlyMap<string, Product>): 
   return rows.sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : a.first - b.first));
 }
 
-const sampleProduct = (id: string, sku: string, title: string): Product => ({
-  id,
-  sku,
-  title,
-  available: true,
-  featured_image: "https://img.example/f.png",
-  url: `https://shop.example/${id}`,
-});
-
 const small = (prefix: string) => fc.integer({ min: 0, max: 5 }).map((n) => `${prefix}${n}`);
 const productArb = fc
   .record({ id: small("i"), sku: small("s"), title: fc.constantFrom("A", "B") })
-  .map(({ id, sku, title }) => sampleProduct(id, sku, title));
+  .map(({ id, sku, title }) => sampleProduct(id, sku, { title }));
 
 const sortConflicts = <T extends { position: number; sku: string }>(list: readonly T[]) =>
   [...list].sort((a, b) => a.position - b.position || (a.sku < b.sku ? -1 : 1));
