@@ -3,7 +3,7 @@
 // that no other call runs on the connection while one is open, and none is left open across an
 // `await` for another to wait on.
 
-import type { SqliteDatabase, SqliteStatement } from "./driver.ts";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { closedError, unavailable } from "./errors.ts";
 
 /**
@@ -14,16 +14,16 @@ export type TransactionKind = "immediate" | "deferred";
 
 /** A `DatabaseSync` with its statements cached, its transactions, and a `close` every later call sees. */
 export class Connection {
-  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly statements = new Map<string, StatementSync>();
   private closed = false;
-  readonly db: SqliteDatabase;
+  readonly db: DatabaseSync;
 
-  constructor(db: SqliteDatabase) {
+  constructor(db: DatabaseSync) {
     this.db = db;
   }
 
   /** The statement of `sql`, prepared on first use. */
-  statement(sql: string): SqliteStatement {
+  statement(sql: string): StatementSync {
     let prepared = this.statements.get(sql);
     if (prepared === undefined) {
       prepared = this.db.prepare(sql);

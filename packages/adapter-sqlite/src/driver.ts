@@ -1,28 +1,6 @@
-// The part of Node's built-in `node:sqlite` the store uses, typed here (the project's Node.js
-// types predate the module) and loaded when a store opens, not when this package is imported: an
-// application that imports the package on a Node.js without the module fails only if it opens one.
-
-/** A value SQLite binds or returns. */
-export type SqlValue = null | number | bigint | string | Uint8Array;
-
-/** A prepared statement of `node:sqlite` (`StatementSync`), as far as the store uses it. */
-export interface SqliteStatement {
-  run(...params: SqlValue[]): unknown;
-  get(...params: SqlValue[]): unknown;
-  all(...params: SqlValue[]): unknown[];
-  iterate(...params: SqlValue[]): IterableIterator<unknown>;
-}
-
-/** An open `DatabaseSync` of `node:sqlite`, as far as the store uses it. */
-export interface SqliteDatabase {
-  exec(sql: string): void;
-  prepare(sql: string): SqliteStatement;
-  close(): void;
-}
-
-interface SqliteModule {
-  readonly DatabaseSync: new (path: string) => SqliteDatabase;
-}
+// Node's built-in `node:sqlite`, loaded when a store opens, not when this package is imported:
+// an application that imports the package on a Node.js without the module fails only if it opens one.
+type SqliteModule = typeof import("node:sqlite");
 
 let loaded: SqliteModule | undefined;
 
