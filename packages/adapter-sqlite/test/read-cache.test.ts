@@ -5,11 +5,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteStore } from "@catalog-kit/adapter-sqlite";
-import { DecodedBodies, decodeProduct, encodeProduct, type Site } from "@catalog-kit/catalog-core";
+import { DecodedBodies, decodeProduct, encodeProduct, type Site, siteKey } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import fc from "fast-check";
 import { afterAll, expect, test } from "vitest";
-import { type ChangeSignal, ReadCache } from "../src/read-cache.ts";
+import { MATCH } from "../src/lookup-sql.ts";
+import { openConnection } from "../src/open.ts";
+import { type ChangeSignal, dataVersionSignal, ReadCache } from "../src/read-cache.ts";
 import { importInChunks, product } from "./support/fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-reads-"));
@@ -114,4 +116,27 @@ test("answers what the database holds at every lookup, within its limits, whatev
       },
     ),
   );
+});
+
+test("where the WAL index cannot be read, data_version tells a lookup that another connection committed", async () => {
+  const path = join(dir, "fallback.db");
+  const writer = createSqliteStore({ path });
+  const connection = openConnection(path, 1_000);
+  try {
+    const site = uniqueSite();
+    const cache = new ReadCache(dataVersionSignal(connection), new DecodedBodies());
+    const read = () =>
+      cache.lookup(`p1:${siteKey(site)}`, () => {
+        const row = connection.statement(MATCH.id).get(siteKey(site), "p1") as { body: string } | undefined;
+        return row?.body;
+      });
+    expect(read()).toBeUndefined();
+    await importInChunks(writer, site, [product("p1", "s1", "first")]);
+    expect(read()).toMatchObject({ title: expect.stringContaining("first") });
+    await importInChunks(writer, site, [product("p1", "s1", "second")]);
+    expect(read()).toMatchObject({ title: expect.stringContaining("second") });
+  } finally {
+    connection.close();
+    await writer.close();
+  }
 });
