@@ -171,13 +171,17 @@ describeWithRedis("lookups asked at once", () => {
     });
     // 1,200 holders read in commands of at most 500 skus (after the key); the skus without one
     // (s600 to s699) asked of FIND_SKUS, in calls of at most 500 (two arguments each, after the
-    // SHA, count and keys).
+    // SHA, count and keys). How many calls depends on whether the holders' replies arrive in one
+    // turn of the loop: at most one call per holders' command.
     const skusKey = siteKeys(checkKeyPrefix("sku-burst"), site).skus;
     expect(hmgets.mock.calls.filter(([key]) => key === skusKey).map((args) => args.length - 1)).toEqual([
       500, 500, 200,
     ]);
     const unheld = skus.filter((sku) => Number(sku.slice(1)) >= 600).length;
-    expect(sent(FIND_SKUS.sha).map(([, args]) => ((args as unknown as unknown[]).length - 4) / 2)).toEqual([unheld]);
+    const asked = sent(FIND_SKUS.sha).map(([, args]) => ((args as unknown as unknown[]).length - 4) / 2);
+    expect(asked.length).toBeLessThanOrEqual(3);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(500);
+    expect(asked.reduce((sum, n) => sum + n, 0)).toBe(unheld);
     client.disconnect();
   });
 
