@@ -44,6 +44,12 @@ function write(site: SiteProducts, products: Iterable<Product>): void {
 export function createMemoryStore(): CatalogStore {
   const sites = new Map<string, SiteProducts>();
   const keys = new KeyBook();
+  const tenants = new Map<string, string>();
+  let tenantsVersion = 0;
+  const usage = new Map<string, { total: number; readonly endsAt: number }>();
+  // Expired counters go when the map has doubled since the last sweep: memory stays within twice
+  // the live counters, at a cost spread over the adds.
+  let sweepAt = 1_024;
 
   // The product `find` and `remove` address: by id first, then by sku (one lookup for an id).
   function entryOf(products: SiteProducts | undefined, key: string, by: KeyField | undefined): Product | undefined {
@@ -120,6 +126,36 @@ export function createMemoryStore(): CatalogStore {
 
     async claimKey(site, key, leaseMs) {
       return keys.claim(site, key, leaseMs);
+    },
+
+    async readTenants(since) {
+      if (since === tenantsVersion) return undefined;
+      return { version: tenantsVersion, entries: [...tenants].map(([key, value]) => ({ key, value })) };
+    },
+
+    async writeTenant({ key, value, when }) {
+      if (tenants.has(key) !== (when === "present")) return false;
+      if (value === null) tenants.delete(key);
+      else tenants.set(key, value);
+      tenantsVersion++;
+      return true;
+    },
+
+    async countUsage(counts, ttlMs) {
+      const now = Date.now();
+      if (usage.size >= sweepAt) {
+        for (const [key, counter] of usage) if (counter.endsAt <= now) usage.delete(key);
+        sweepAt = Math.max(1_024, usage.size * 2);
+      }
+      return counts.map(({ key, amount }) => {
+        let counter = usage.get(key);
+        if (counter === undefined || counter.endsAt <= now) {
+          counter = { total: 0, endsAt: now + ttlMs };
+          usage.set(key, counter);
+        }
+        counter.total += amount;
+        return counter.total;
+      });
     },
 
     async ping() {},

@@ -106,6 +106,10 @@ export type {
   KeyToRecord,
   SkuConflict,
   StagedImport,
+  TenantEntries,
+  TenantEntry,
+  TenantWrite,
+  UsageCount,
   WriteOptions,
 } from "./store.ts";
 export type { ByteSource } from "./text.ts";

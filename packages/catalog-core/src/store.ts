@@ -134,6 +134,34 @@ export interface StagedImport {
 /** Which field `find` and `remove` match the key against; `undefined` means id, then sku. */
 export type KeyField = "id" | "sku";
 
+/** One entry of the tenants registry: a key (`site:…`, `token:…`) and its JSON text, neither read by a store. */
+export interface TenantEntry {
+  readonly key: string;
+  readonly value: string;
+}
+
+/** The tenants registry at one moment: every entry, and that moment's version. */
+export interface TenantEntries {
+  readonly version: number;
+  readonly entries: readonly TenantEntry[];
+}
+
+/**
+ * One change to the tenants registry, applied only when its condition holds: `absent` (no entry
+ * has the key: a creation) or `present` (one has: a change or, with `value` null, a deletion).
+ */
+export interface TenantWrite {
+  readonly key: string;
+  readonly value: string | null;
+  readonly when: "absent" | "present";
+}
+
+/** An amount to add to a usage counter (0 reads it). */
+export interface UsageCount {
+  readonly key: string;
+  readonly amount: number;
+}
+
 /**
  * Where a catalog keeps its products: the contract every storage adapter implements, proven by
  * `testCatalogStore` from `@catalog-kit/catalog-core/testing`.
@@ -184,6 +212,27 @@ export interface CatalogStore {
    * records and claims are removed by the store, never by a scan of the site on a call.
    */
   claimKey(site: Site, key: string, leaseMs: number): Promise<KeyClaim>;
+
+  /**
+   * The tenants registry (the sites and tokens made at run time), every entry and the version of
+   * the same moment; `undefined` when the version is still `since`. The version is 0 before the
+   * first write and grows with each applied write, as every process on this storage sees it.
+   */
+  readTenants(since?: number): Promise<TenantEntries | undefined>;
+
+  /**
+   * Applies `change` to the registry in one atomic step seen alike by every process on this
+   * storage, when its condition holds then; answers whether it did. Keys are 1 to 1,024
+   * characters, values up to 64 KiB of text, and a registry holds tens of thousands of entries.
+   */
+  writeTenant(change: TenantWrite): Promise<boolean>;
+
+  /**
+   * Adds each amount to its counter, atomically and alike for every process on this storage,
+   * and answers each counter's total after the add, in order. A counter starts at 0 and is
+   * removed by the store `ttlMs` after its first add (its next add starts again at 0).
+   */
+  countUsage(counts: readonly UsageCount[], ttlMs: number): Promise<number[]>;
 
   /** Resolves when the backing storage answers; rejects with `STORAGE_UNAVAILABLE` otherwise. */
   ping(): Promise<void>;
