@@ -1,4 +1,5 @@
 // The public surface of @catalog-kit/catalog-core.
+export { DEFAULT_SCOPES, type RateLimits, RateLimitsSchema, SCOPES, type Scope, ScopesSchema } from "./access.ts";
 export {
   type Catalog,
   createCatalog,
