@@ -2,6 +2,7 @@
 // test command name, the number of methods of `CatalogStore`, and the packages' module format.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { publishedPackages } from "@catalog-kit/test-support";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -35,16 +36,7 @@ describe("the packages are ESM only, and say so", () => {
     expect(readme).toMatch(/ESM only/);
   });
 
-  const workspaces = [
-    "catalog-core",
-    "adapter-memory",
-    "adapter-redis",
-    "adapter-postgres",
-    "adapter-sqlite",
-    "http-node",
-    "server",
-    "cli",
-  ];
+  const workspaces = publishedPackages();
   it.each(workspaces)("%s: no require condition in its exports, and ESM only on its install line", async (name) => {
     const manifest = JSON.parse(await read(`packages/${name}/package.json`)) as { type: string; exports: unknown };
     expect(manifest.type).toBe("module");

@@ -6,22 +6,12 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { publishedPackages, ROOT } from "@catalog-kit/test-support";
 import { afterAll, expect, it } from "vitest";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 // What is published, in the order each builds on the one before.
-const PUBLISHED = [
-  "catalog-core",
-  "adapter-memory",
-  "adapter-redis",
-  "adapter-postgres",
-  "adapter-sqlite",
-  "http-node",
-  "server",
-  "cli",
-];
+const PUBLISHED = publishedPackages();
 const run = promisify(execFile);
 
 let dir: string | undefined;

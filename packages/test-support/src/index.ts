@@ -28,3 +28,4 @@ export {
   startRedisCluster,
   startRedisServer,
 } from "./redis-server.ts";
+export { publishedPackages, ROOT } from "./workspace.ts";
