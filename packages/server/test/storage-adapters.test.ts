@@ -94,6 +94,41 @@ describe("an adapter named by its path", () => {
   });
 });
 
+describe("an adapter package's exports, read as an import() in Node reads them", () => {
+  it("takes the import condition over a require one listed first, a subpath pattern, and refuses what it does not export", async () => {
+    const root = join(dir, "node_modules", "@acme", "stores");
+    await mkdir(join(root, "esm", "kinds"), { recursive: true });
+    const reexport = `export { create, schema } from ${JSON.stringify(pathToFileURL(join(FIXTURE, "index.js")).href)};\n`;
+    await writeFile(join(root, "esm", "main.js"), reexport);
+    await writeFile(join(root, "esm", "kinds", "fast.js"), reexport);
+    await writeFile(join(root, "main.cjs"), 'throw new Error("the require entry was taken");\n');
+    await writeFile(
+      join(root, "package.json"),
+      JSON.stringify({
+        name: "@acme/stores",
+        type: "module",
+        exports: {
+          ".": { require: "./main.cjs", node: { import: "./esm/main.js" } },
+          "./kinds/*": { import: "./esm/kinds/*.js" },
+          "./kinds/hidden": null,
+        },
+      }),
+    );
+    for (const adapter of ["@acme/stores", "@acme/stores/kinds/fast"]) {
+      const config = await loadConfig(await configFile({ adapter, label: adapter }));
+      await (await openStore(config.storage, { configDir: dir })).close();
+      expect(opened(), adapter).toMatchObject({ options: { label: adapter } });
+    }
+    const manifest = join(await realpath(root), "package.json");
+    expect(await issuesOf({ adapter: "@acme/stores/kinds/hidden" })).toEqual([
+      `storage.adapter: ${manifest} exports no "./kinds/hidden" for import()`,
+    ]);
+    expect(await issuesOf({ adapter: "@acme/stores/other" })).toEqual([
+      `storage.adapter: ${manifest} exports no "./other" for import()`,
+    ]);
+  });
+});
+
 describe("an adapter that cannot be used is a configuration error at its key", () => {
   it("names a package that is not installed, or a file that is not there", async () => {
     expect(await issuesOf({ adapter: "no-such-adapter" })).toEqual([

@@ -7,6 +7,7 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { exports as resolveExports } from "resolve.exports";
 import { ConfigError, issueLine, type ValibotIssueFields, valibotMessage } from "../config-error.ts";
 import type { StandardSchemaV1, StorageAdapterModule, StorageContext } from "./contract.ts";
 
@@ -24,10 +25,6 @@ const BUNDLED: Readonly<Record<string, () => Promise<unknown>>> = {
 
 /** The names of the adapters that come with the server. */
 export const BUNDLED_ADAPTERS: readonly string[] = Object.keys(BUNDLED);
-
-// The conditions an import() matches in a package's exports. Node takes the first of a package's
-// conditions that matches, in the package's order, and so does exportTarget.
-const IMPORT_CONDITIONS = new Set(["node", "import", "default"]);
 
 interface Problem {
   readonly problem: string;
@@ -49,47 +46,25 @@ async function isDirectory(path: string): Promise<boolean | undefined> {
   }
 }
 
-// A target of a package's exports under the import conditions, as Node picks it.
-function exportTarget(target: unknown): string | undefined {
-  if (typeof target === "string") return target.startsWith("./") ? target : undefined;
-  if (Array.isArray(target)) {
-    for (const item of target) {
-      const found = exportTarget(item);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (typeof target !== "object" || target === null) return undefined;
-  for (const [condition, value] of Object.entries(target)) {
-    if (IMPORT_CONDITIONS.has(condition)) {
-      const found = exportTarget(value);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
-}
-
-// A package's exports of one subpath: a map of subpaths ("./server"), or the root's alone.
-function subpathExport(exports: unknown, subpath: string): unknown {
-  const keyed =
-    typeof exports === "object" && !Array.isArray(exports) && Object.keys(exports ?? {})[0]?.startsWith(".");
-  if (!keyed) return subpath === "." ? exports : undefined;
-  return Object.hasOwn(exports as object, subpath) ? (exports as Record<string, unknown>)[subpath] : undefined;
-}
-
-// The file an import() of a package's root or subpath gives: its exports (no patterns), else its
-// main, else index.js. Not require's resolution: that would take a package's "require" entry.
+// The file an import() of a package's root or subpath gives: its exports under the conditions
+// an import() in Node matches (patterns included), else its main, else index.js. Not require's
+// resolution: that would take a package's "require" entry.
 async function packageEntry(root: string, subpath: string): Promise<string | Problem> {
-  let manifest: { exports?: unknown; main?: unknown } = {};
+  let manifest: { name?: unknown; exports?: unknown; main?: unknown } = {};
   try {
     manifest = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
       return { problem: `Cannot read ${join(root, "package.json")}: ${(error as Error).message}` };
   }
-  const { exports } = manifest;
-  if (exports !== undefined && exports !== null) {
-    const target = exportTarget(subpathExport(exports, subpath));
+  if (manifest.exports !== undefined && manifest.exports !== null) {
+    let target: string | undefined;
+    try {
+      // The package's own name, whatever it is, so that the subpath is read as relative to it.
+      [target] = resolveExports({ ...manifest, name: "_" }, subpath) ?? [];
+    } catch {
+      target = undefined;
+    }
     if (target === undefined) {
       const what = subpath === "." ? "entry" : JSON.stringify(subpath);
       return { problem: `${join(root, "package.json")} exports no ${what} for import()` };
