@@ -223,7 +223,8 @@ export interface CatalogStore {
   /**
    * Applies `change` to the registry in one atomic step seen alike by every process on this
    * storage, when its condition holds then; answers whether it did. Keys are 1 to 1,024
-   * characters, values up to 64 KiB of text, and a registry holds tens of thousands of entries.
+   * characters, values up to 64 KiB of text, both well-formed Unicode without NUL (as JSON text
+   * is), and a registry holds tens of thousands of entries.
    */
   writeTenant(change: TenantWrite): Promise<boolean>;
 
