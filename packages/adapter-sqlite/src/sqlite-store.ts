@@ -22,6 +22,7 @@ import type { Connection } from "./connection.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "./lookup-sql.ts";
 import { openConnection } from "./open.ts";
 import { dataVersionSignal, ReadCache, walIndexSignal } from "./read-cache.ts";
+import { readTenants } from "./tenants.ts";
 import { WriterClient, writers } from "./writer-client.ts";
 
 /** Options of `createSqliteStore`. */
@@ -165,6 +166,18 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
         state: "claimed",
         release: () => writer.call({ op: "release", site: siteKey(site), key, token }, "idempotency key release"),
       };
+    },
+
+    async readTenants(since) {
+      return connection.use("tenants read", () => readTenants(connection, since));
+    },
+
+    async writeTenant(change) {
+      return writer.call({ op: "tenant", change }, "tenants write");
+    },
+
+    async countUsage(counts, ttlMs) {
+      return writer.call({ op: "usage", counts, ttlMs }, "usage count");
     },
 
     async ping() {

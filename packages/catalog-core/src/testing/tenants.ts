@@ -115,17 +115,23 @@ export function testTenants(store: () => CatalogStore, numRuns: number): void {
       for (let i = 0; i < writes; i++) await write(`${prefix}${i}`, `${i}`, "absent");
       writing = false;
     })();
-    const reads: TenantEntries[] = [];
+    // Each read's version and how many of this test's entries it had.
+    const reads: [number, number][] = [];
     const reader = async () => {
-      while (writing) reads.push(await readAll());
+      while (writing) {
+        const each = await readAll();
+        reads.push([each.version, own(each, prefix).size]);
+        // A store whose reads answer at once would otherwise never let the writes' replies in.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     };
     await Promise.all([writer, reader(), reader(), reader()]);
-    reads.push(await readAll());
+    const last = await readAll();
+    reads.push([last.version, own(last, prefix).size]);
     const byVersion = new Map<number, number>();
-    for (const each of reads) {
-      const size = own(each, prefix).size;
-      expect(byVersion.get(each.version) ?? size).toBe(size);
-      byVersion.set(each.version, size);
+    for (const [version, size] of reads) {
+      expect(byVersion.get(version) ?? size).toBe(size);
+      byVersion.set(version, size);
     }
     const sizes = [...byVersion].sort(([a], [b]) => a - b).map(([, size]) => size);
     for (let i = 1; i < sizes.length; i++) expect(sizes[i]).toBeGreaterThanOrEqual(sizes[i - 1] as number);
