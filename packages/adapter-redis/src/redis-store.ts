@@ -17,6 +17,7 @@ import { type Replication, replicated } from "./replication.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
 import { type Bases, UPSERT, UPSERT_KEYED } from "./scripts/upsert.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
+import { checkCounts, tenantCalls } from "./tenants.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
 export interface RedisStoreTuning {
@@ -153,6 +154,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   }
 
   const lookupBySku = skuLookupBatcher(ctx);
+  const tenants = tenantCalls(ctx, prefix);
 
   const afterWrite = (keys: SiteKeys) => (replication ? replicated(connection, replication, keys.products) : undefined);
 
@@ -277,6 +279,20 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         if (claim.state === "recorded") await afterWrite(keys);
         return claim;
       });
+    },
+
+    readTenants: (since) => operation("tenants read", () => tenants.readTenants(since)),
+
+    writeTenant: (change) => operation("tenants write", () => tenants.writeTenant(change), "unknown"),
+
+    countUsage(counts, ttlMs) {
+      let ttl: number;
+      try {
+        ttl = checkCounts(counts, ttlMs);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return operation("usage count", () => tenants.countUsage(counts, ttl), "unknown");
     },
 
     ping: () => operation("health check", () => probe(connection)),
