@@ -45,7 +45,7 @@ export interface PostgresStoreOptions {
    * its connection is closed; not an import's commit, which may run long. Default 10,000 ms.
    */
   readonly queryTimeoutMs?: number;
-  /** How often the store deletes expired idempotency records and claims, and what imports that died wrote; 0 never (another store sweeps). Default 60,000 ms. */
+  /** How often the store deletes expired idempotency records and claims, ended usage counters, and what imports that died wrote; 0 never (another store sweeps). Default 60,000 ms. */
   readonly sweepIntervalMs?: number;
 }
 
