@@ -47,7 +47,9 @@ export async function readTenants(
   t: Tables,
   since: number | undefined,
 ): Promise<TenantEntries | undefined> {
-  const rows = await read<{ version: string; key: string | null; value: string | null }>(readSql(t), [since ?? null]);
+  // A version no store gives (not a whole number) is no version: the registry is read.
+  const known = since !== undefined && Number.isSafeInteger(since) ? since : null;
+  const rows = await read<{ version: string; key: string | null; value: string | null }>(readSql(t), [known]);
   const version = Number(rows[0]?.version ?? 0);
   if (version === since) return undefined;
   const entries = rows.flatMap(({ key, value }) => (key === null ? [] : [{ key, value: value as string }]));

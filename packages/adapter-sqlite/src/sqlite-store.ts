@@ -177,6 +177,13 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
     },
 
     async countUsage(counts, ttlMs) {
+      // A caller's mistake, thrown as it is: SQLite would keep a fraction, or a counter that never ends.
+      if (!(ttlMs > 0))
+        throw new TypeError(`countUsage: ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+      for (const { amount } of counts) {
+        if (!Number.isSafeInteger(amount))
+          throw new TypeError(`countUsage: an amount must be a whole number, got ${amount}`);
+      }
       return writer.call({ op: "usage", counts, ttlMs }, "usage count");
     },
 

@@ -156,7 +156,7 @@ export interface TenantWrite {
   readonly when: "absent" | "present";
 }
 
-/** An amount to add to a usage counter (0 reads it). */
+/** An amount to add to a usage counter: a whole number (0 reads it). */
 export interface UsageCount {
   readonly key: string;
   readonly amount: number;
