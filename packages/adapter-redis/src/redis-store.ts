@@ -17,7 +17,7 @@ import { type Replication, replicated } from "./replication.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
 import { type Bases, UPSERT, UPSERT_KEYED } from "./scripts/upsert.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
-import { checkCounts, tenantCalls } from "./tenants.ts";
+import { tenantCalls } from "./tenants.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
 export interface RedisStoreTuning {
@@ -154,7 +154,6 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   }
 
   const lookupBySku = skuLookupBatcher(ctx);
-  const tenants = tenantCalls(ctx, prefix);
 
   const afterWrite = (keys: SiteKeys) => (replication ? replicated(connection, replication, keys.products) : undefined);
 
@@ -281,19 +280,7 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
       });
     },
 
-    readTenants: (since) => operation("tenants read", () => tenants.readTenants(since)),
-
-    writeTenant: (change) => operation("tenants write", () => tenants.writeTenant(change), "unknown"),
-
-    countUsage(counts, ttlMs) {
-      let ttl: number;
-      try {
-        ttl = checkCounts(counts, ttlMs);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return operation("usage count", () => tenants.countUsage(counts, ttl), "unknown");
-    },
+    ...tenantCalls(ctx, prefix, operation),
 
     ping: () => operation("health check", () => probe(connection)),
 

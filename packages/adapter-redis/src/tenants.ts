@@ -11,23 +11,20 @@
 // change applies again (its version grows twice). Each is what a second writer would be told, and
 // leaves the registry as asked: the caller can read the entry to learn which happened. A lost add
 // to a counter may have been counted: counters are estimates of use within a window anyway.
-import type { TenantEntries, TenantWrite, UsageCount } from "@catalog-kit/catalog-core";
+import type { CatalogStore, TenantEntry, UsageCount } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
+import type { Outcome } from "./errors.ts";
 import { wholeMs } from "./idempotency.ts";
 import { tenantKeys, usageKeys } from "./keys.ts";
 import { TENANT_WRITE } from "./scripts/tenant-write.ts";
 import { TENANTS_READ } from "./scripts/tenants-read.ts";
 import { USAGE_COUNT } from "./scripts/usage-count.ts";
 
-/** The three calls of `CatalogStore` on the registry and counters, for the store's facade to wrap. */
-export interface TenantCalls {
-  readTenants(since: number | undefined): Promise<TenantEntries | undefined>;
-  writeTenant(change: TenantWrite): Promise<boolean>;
-  countUsage(counts: readonly UsageCount[], ttlMs: number): Promise<number[]>;
-}
+/** The store's wrapper of a call: a closed store, the eviction policy, errors as STORAGE_UNAVAILABLE. */
+type Operation = <T>(what: string, body: () => Promise<T>, outcome?: Outcome) => Promise<T>;
 
 /** A caller's mistake found before anything is sent: thrown as it is, never as STORAGE_UNAVAILABLE. */
-export function checkCounts(counts: readonly UsageCount[], ttlMs: number): number {
+function checkCounts(counts: readonly UsageCount[], ttlMs: number): number {
   for (const { amount } of counts) {
     if (!Number.isSafeInteger(amount))
       throw new TypeError(`countUsage: an amount must be a whole number, got ${amount}`);
@@ -35,28 +32,41 @@ export function checkCounts(counts: readonly UsageCount[], ttlMs: number): numbe
   return wholeMs("ttlMs", ttlMs);
 }
 
-/** The registry and counters of the store whose keys start with `prefix` (checked by `checkKeyPrefix`). */
-export function tenantCalls(ctx: StoreContext, prefix: string): TenantCalls {
+/**
+ * `readTenants`, `writeTenant` and `countUsage` of the store whose keys start with `prefix`
+ * (checked by `checkKeyPrefix`), each run in `operation`.
+ */
+export function tenantCalls(
+  ctx: StoreContext,
+  prefix: string,
+  operation: Operation,
+): Pick<CatalogStore, "readTenants" | "writeTenant" | "countUsage"> {
   const registry = tenantKeys(prefix);
   return {
-    async readTenants(since) {
-      const { version, pairs } = await ctx.call(TENANTS_READ, registry, { since });
-      if (pairs === undefined && version === since) return undefined;
-      return {
-        version,
-        entries: (pairs ?? []).map(([key, value]) => ({ key, value }) as { key: string; value: string }),
-      };
-    },
-    async writeTenant(change) {
-      return (await ctx.call(TENANT_WRITE, registry, change)).outcome === "ok";
-    },
+    readTenants: (since) =>
+      operation("tenants read", async () => {
+        const { version, pairs } = await ctx.call(TENANTS_READ, registry, { since });
+        if (pairs === undefined && version === since) return undefined;
+        const entries = (pairs ?? []).map(([key, value]) => ({ key, value }) as TenantEntry);
+        return { version, entries };
+      }),
+    writeTenant: (change) =>
+      operation(
+        "tenants write",
+        async () => (await ctx.call(TENANT_WRITE, registry, change)).outcome === "ok",
+        "unknown",
+      ),
     countUsage(counts, ttlMs) {
+      let ttl: number;
+      try {
+        ttl = checkCounts(counts, ttlMs);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       // Calls on one connection run in the order sent, so a key given twice counts in order.
-      return Promise.all(
-        counts.map(
-          async ({ key, amount }) => (await ctx.call(USAGE_COUNT, usageKeys(prefix, key), { amount, ttlMs })).total,
-        ),
-      );
+      const add = async ({ key, amount }: UsageCount) =>
+        (await ctx.call(USAGE_COUNT, usageKeys(prefix, key), { amount, ttlMs: ttl })).total;
+      return operation("usage count", () => Promise.all(counts.map(add)), "unknown");
     },
   };
 }
