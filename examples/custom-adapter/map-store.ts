@@ -29,6 +29,13 @@ export function createMapStore(): CatalogStore {
   // Idempotency records and claims, with their expiry. A networked store keeps them beside the
   // products (keys with a TTL, a table swept now and then) and checks the record in its commit.
   const keys = new KeyBook();
+  // The tenants registry and its version, which grows with each applied write; a networked store
+  // keeps both in one transaction (a row beside the table, a counter key in the same slot).
+  const tenants = new Map<string, string>();
+  let version = 0;
+  // Usage counters with the time they end. A sketch: an expired one is replaced when next added
+  // to, never dropped; a real store gives them a TTL, or sweeps them now and then.
+  const usage = new Map<string, { total: number; endsAt: number }>();
   let closed = false;
 
   function mapsOf(site: Site): SiteMaps {
@@ -144,6 +151,37 @@ export function createMapStore(): CatalogStore {
     async claimKey(site, key, leaseMs) {
       assertOpen();
       return keys.claim(site, key, leaseMs);
+    },
+
+    // Unchanged since `since`: nothing to send (a networked store reads the version alone first).
+    async readTenants(since) {
+      assertOpen();
+      if (since === version) return undefined;
+      return { version, entries: [...tenants].map(([key, value]) => ({ key, value })) };
+    },
+
+    // The condition, the change and the version move in one step (a transaction, a script).
+    async writeTenant({ key, value, when }) {
+      assertOpen();
+      if (tenants.has(key) !== (when === "present")) return false;
+      if (value === null) tenants.delete(key);
+      else tenants.set(key, value);
+      version++;
+      return true;
+    },
+
+    async countUsage(counts, ttlMs) {
+      assertOpen();
+      const now = Date.now();
+      return counts.map(({ key, amount }) => {
+        let counter = usage.get(key);
+        if (counter === undefined || counter.endsAt <= now) {
+          counter = { total: 0, endsAt: now + ttlMs };
+          usage.set(key, counter);
+        }
+        counter.total += amount;
+        return counter.total;
+      });
     },
 
     async ping() {

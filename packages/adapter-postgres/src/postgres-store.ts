@@ -25,6 +25,7 @@ import {
 import { checkSchemaName, DEFAULT_SCHEMA, migrateSchema, type Tables, tablesOf } from "./schema.ts";
 import { beginStagedImport } from "./staged-import.ts";
 import { DEFAULT_SWEEP_INTERVAL_MS, startSweep } from "./sweep.ts";
+import { countUsage, readTenants, type Statement, writeTenant } from "./tenants.ts";
 import { unholdable, unholdableSite, unholdableSiteError } from "./unholdable.ts";
 
 /** Options of `createPostgresStore`: a URL (the store opens and closes its pool) or a pool you own; the schema of its tables. */
@@ -44,7 +45,7 @@ export interface PostgresStoreOptions {
    * its connection is closed; not an import's commit, which may run long. Default 10,000 ms.
    */
   readonly queryTimeoutMs?: number;
-  /** How often the store deletes expired idempotency records and claims, and what imports that died wrote; 0 never (another store sweeps). Default 60,000 ms. */
+  /** How often the store deletes expired idempotency records and claims, ended usage counters, and what imports that died wrote; 0 never (another store sweeps). Default 60,000 ms. */
   readonly sweepIntervalMs?: number;
 }
 
@@ -121,6 +122,25 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       throw unavailable(error, what);
     }
   }
+
+  // A write in one statement (its own transaction): refused by the server, it wrote nothing; its
+  // answer lost, it may have committed.
+  function write(what: string): Statement {
+    return async <R extends object>(sql: string, args: unknown[]) => {
+      try {
+        await ready();
+      } catch (error) {
+        throw unavailable(error, what, "nothing written");
+      }
+      try {
+        return (await pool.query({ text: sql, values: args, query_timeout: queryTimeoutMs } as TimedQuery)).rows as R[];
+      } catch (error) {
+        throw unavailable(error, what, serverAnswered(error) ? "nothing written" : "unknown");
+      }
+    };
+  }
+  const tenantsRead: Statement = async <R extends object>(sql: string, args: unknown[]) =>
+    (await read("tenants read", sql, args)) as R[];
 
   const lookups = new Lookups(tables, read);
   const digests = new BaseDigests();
@@ -202,6 +222,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       }
       return claimKey(pool, tables, site, key, leaseMs);
     },
+
+    readTenants: (since) => readTenants(tenantsRead, tables, since),
+
+    writeTenant: (change) => writeTenant(write("tenants write"), tables, change),
+
+    countUsage: (counts, ttlMs) => countUsage(write("usage count"), tables, counts, ttlMs),
 
     async ping() {
       await read("ping", "SELECT 1", []);

@@ -11,6 +11,9 @@ export interface Tables {
   readonly importKeys: string;
   readonly keyClaims: string;
   readonly newSites: string;
+  readonly tenants: string;
+  readonly tenantsVersion: string;
+  readonly usage: string;
   readonly migrations: string;
 }
 
@@ -56,6 +59,9 @@ export function tablesOf(schema: string): Tables {
     importKeys: `${s}.import_keys`,
     keyClaims: `${s}.import_key_claims`,
     newSites: `${s}.new_sites`,
+    tenants: `${s}.tenants`,
+    tenantsVersion: `${s}.tenants_version`,
+    usage: `${s}.usage_counters`,
     migrations: `${s}.schema_migrations`,
   };
 }
@@ -115,6 +121,25 @@ const MIGRATIONS: readonly ((t: Tables) => string)[] = [
       site integer PRIMARY KEY,
       begun timestamptz NOT NULL DEFAULT clock_timestamp()
     );`,
+  // 4. The tenants registry, with its version in one row that every applied write updates in its
+  // own transaction (its lock orders the writes, so versions follow commits), and usage counters
+  // with the time they end, indexed for the sweep. Keys compare as bytes, as ids do.
+  (t) => `
+    CREATE TABLE ${t.tenants} (
+      key text COLLATE "C" PRIMARY KEY,
+      value text NOT NULL
+    );
+    CREATE TABLE ${t.tenantsVersion} (
+      one boolean PRIMARY KEY DEFAULT true CHECK (one),
+      version bigint NOT NULL
+    );
+    INSERT INTO ${t.tenantsVersion} (version) VALUES (0);
+    CREATE TABLE ${t.usage} (
+      key text COLLATE "C" PRIMARY KEY,
+      total bigint NOT NULL,
+      expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX ON ${t.usage} (expires_at);`,
 ];
 
 /** The schema version this code writes. */

@@ -1,7 +1,8 @@
-// The removal of expired idempotency records and claims, and of the products of imports into a
-// new site whose process died (new-site.ts): a timer of each store deletes them in batches found
-// by the expiry indexes and `new_sites`, so that no request ever pays for it and no statement
-// holds many row locks. Lookups ignore both anyway: the sweep only keeps the tables small.
+// The removal of expired idempotency records and claims, of ended usage counters, and of the
+// products of imports into a new site whose process died (new-site.ts): a timer of each store
+// deletes them in batches found by the expiry indexes and `new_sites`, so that no request ever
+// pays for it and no statement holds many row locks. Lookups and counters ignore what expired
+// anyway: the sweep only keeps the tables small.
 import type pg from "pg";
 import { lockTag } from "./new-site.ts";
 import type { Tables } from "./schema.ts";
@@ -39,6 +40,25 @@ export async function sweepExpiredKeys(
       deleted += rowCount ?? 0;
       if ((rowCount ?? 0) < batch) break;
     }
+  }
+  return deleted;
+}
+
+/** Deletes every usage counter that ended, a batch at a time (until `stopped()`); resolves with how many went. */
+export async function sweepEndedCounters(
+  pool: pg.Pool,
+  t: Tables,
+  batch = SWEEP_BATCH,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  const statement = `DELETE FROM ${t.usage} d USING (
+      SELECT key FROM ${t.usage} WHERE expires_at <= now() ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+    ) old WHERE d.key = old.key`;
+  let deleted = 0;
+  while (!stopped()) {
+    const { rowCount } = await pool.query(statement, [batch]);
+    deleted += rowCount ?? 0;
+    if ((rowCount ?? 0) < batch) break;
   }
   return deleted;
 }
@@ -88,6 +108,7 @@ export function startSweep(pool: pg.Pool, t: Tables, intervalMs: number, ready: 
       ? setInterval(() => {
           if (running !== undefined || !ready()) return;
           running = sweepExpiredKeys(pool, t, SWEEP_BATCH, () => stopped)
+            .then(() => sweepEndedCounters(pool, t, SWEEP_BATCH, () => stopped))
             .then(() => sweepAbandonedSites(pool, t, () => stopped))
             .catch(() => {})
             .finally(() => {

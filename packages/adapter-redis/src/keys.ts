@@ -98,8 +98,34 @@ export interface IdempotencyKeys {
   readonly keyClaim: string;
 }
 
+/**
+ * The keys of the tenants registry, one per store (per key prefix), under one hash tag of their
+ * own so that a Cluster holds them in one slot and a script reads and writes them together. No
+ * site's key can take their names: a site's tag always holds a `:`.
+ *
+ * | key                           | type   | holds                                              |
+ * |-------------------------------|--------|----------------------------------------------------|
+ * | `<prefix>:{tenants}:entries`  | hash   | entry key → its value                              |
+ * | `<prefix>:{tenants}:version`  | string | the registry's version, INCR'd by each applied write (absent: 0) |
+ */
+export interface TenantKeys {
+  readonly tenants: string;
+  readonly tenantsVersion: string;
+}
+
+/**
+ * The key of one usage counter: `<prefix>:{usage:<key>}`, the key percent-encoded as a site's
+ * parts are, so that each counter has a slot of its own choosing and no two counters meet.
+ */
+export interface UsageKeys {
+  readonly usageCounter: string;
+}
+
+/** Every key of a site a script may declare: the site's, an import's, an idempotency key's. */
+export type SiteScriptKeys = ImportKeys & IncomingKeys & IdempotencyKeys;
+
 /** Every key a script may declare, by name. */
-export type ScriptKeys = ImportKeys & IncomingKeys & IdempotencyKeys;
+export type ScriptKeys = SiteScriptKeys & TenantKeys & UsageKeys;
 
 /** The name of a key a script may declare. */
 export type KeyName = keyof ScriptKeys;
@@ -215,4 +241,14 @@ export function incomingKeys(keys: SiteKeys, token: string): SiteKeys & Incoming
 export function idempotencyKeys(keys: SiteKeys, key = ""): IdempotencyKeys {
   const base = `${keys.products.slice(0, -"products".length)}idem:${Buffer.from(key, "utf8").toString("hex")}:`;
   return { keyRecord: `${base}record`, keyClaim: `${base}claim` };
+}
+
+/** The keys of the tenants registry under a prefix already checked by `checkKeyPrefix`. */
+export function tenantKeys(prefix: string): TenantKeys {
+  return { tenants: `${prefix}{tenants}:entries`, tenantsVersion: `${prefix}{tenants}:version` };
+}
+
+/** The key of the usage counter `key` under a prefix already checked by `checkKeyPrefix`. */
+export function usageKeys(prefix: string, key: string): UsageKeys {
+  return { usageCounter: `${prefix}{usage:${escapeSitePart(key)}}` };
 }

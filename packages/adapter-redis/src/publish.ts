@@ -3,7 +3,7 @@
 import type { ImportCounts, KeyRecord } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import { lostLock, refused, unavailable } from "./errors.ts";
-import type { IdempotencyKeys, ImportKeys, ScriptKeys, SiteKeys } from "./keys.ts";
+import type { IdempotencyKeys, ImportKeys, SiteKeys, SiteScriptKeys } from "./keys.ts";
 import type { Reply } from "./lua.ts";
 import { COMMIT, type CommitArgs } from "./scripts/commit.ts";
 import { PUBLISH, type PublishArgs } from "./scripts/import-publish.ts";
@@ -88,7 +88,7 @@ export async function commit(
  */
 export async function publish(
   ctx: StoreContext,
-  keys: ScriptKeys,
+  keys: SiteScriptKeys,
   token: string,
   where: PublishArgs["where"],
   tally: Tally,

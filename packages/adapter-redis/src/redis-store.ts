@@ -17,6 +17,7 @@ import { type Replication, replicated } from "./replication.ts";
 import { FIND_MERGING } from "./scripts/find-merging.ts";
 import { type Bases, UPSERT, UPSERT_KEYED } from "./scripts/upsert.ts";
 import { beginStream, type OneCall } from "./staged-stream.ts";
+import { tenantCalls } from "./tenants.ts";
 
 /** Tuning of a Redis store; the defaults suit a server. */
 export interface RedisStoreTuning {
@@ -278,6 +279,8 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
         return claim;
       });
     },
+
+    ...tenantCalls(ctx, prefix, operation),
 
     ping: () => operation("health check", () => probe(connection)),
 

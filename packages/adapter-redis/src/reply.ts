@@ -30,7 +30,8 @@ import {
  * - `occupied`: a publish into an empty site found products there: nothing written;
  * - `recorded`: the idempotency key has a record (the payload), which a commit wrote: nothing written;
  * - `claimed`: another import holds the idempotency key's claim: nothing written;
- * - `stale`: a stored product is no longer the base its import was made from: nothing written.
+ * - `stale`: a stored product is no longer the base its import was made from: nothing written;
+ * - `unmet`: the condition of a conditional write does not hold: nothing written.
  */
 export type Outcome =
   | "ok"
@@ -43,7 +44,8 @@ export type Outcome =
   | "occupied"
   | "recorded"
   | "claimed"
-  | "stale";
+  | "stale"
+  | "unmet";
 
 /** A sku conflict as a script finds it, before its position in the import is known. */
 export type Unplaced = Omit<SkuConflict, "position">;

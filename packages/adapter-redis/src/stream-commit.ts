@@ -9,7 +9,7 @@ import { basesHold } from "./bases-hold.ts";
 import type { StoreContext } from "./context.ts";
 import { evictedStaging, refused, unavailable } from "./errors.ts";
 import { type KeyArgs, recordOf } from "./idempotency.ts";
-import { type IncomingKeys, idempotencyKeys, importKeys, type ScriptKeys, type SiteKeys } from "./keys.ts";
+import { type IncomingKeys, idempotencyKeys, importKeys, type SiteKeys, type SiteScriptKeys } from "./keys.ts";
 import { withLock } from "./lock.ts";
 import type { Reply } from "./lua.ts";
 import { mergeAll, slices } from "./merge.ts";
@@ -25,7 +25,7 @@ import { WHERE } from "./scripts/import-where.ts";
 import { windowed } from "./windowed.ts";
 
 /** The keys a commit uses: the site's, its merging ones, the import's, the staging's of its lock, and its idempotency key's. */
-type CommitKeys = ScriptKeys;
+type CommitKeys = SiteScriptKeys;
 
 // The answer of a commit that found its idempotency key recorded.
 const replay = ({ recorded }: Recorded): CommitResult => ({ applied: false, conflicts: [], recorded });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
 import { PUBLISH } from "../src/scripts/import-publish.ts";
+import { TENANT_WRITE } from "../src/scripts/tenant-write.ts";
 import { checkIndex, storedProducts } from "../src/testing/index.ts";
 import { type FaultProxy, scriptOf, startFaultProxy } from "./support/fault-proxy.ts";
 import { product } from "./support/products.ts";
@@ -160,6 +161,26 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
       await given.close();
       client.disconnect();
     }
+  });
+
+  // The choice tenants.ts documents: the store never sends the write again itself, and a caller
+  // that does is told what a second writer would be, from the state the first write left.
+  test("writeTenant: rejects STORAGE_UNAVAILABLE, ran once; the same creation sent again answers false, the entry as written", async () => {
+    const store = throughProxy();
+    const key = `site:${crypto.randomUUID()}`;
+    // Loads the script into Redis, so that the drop lands on a run, not on a NOSCRIPT.
+    await direct.writeTenant({ key: `${key}:warm`, value: "{}", when: "absent" });
+    await reconnected(store);
+    const writes = (argv: readonly Buffer[]) => argv[1]?.toString() === TENANT_WRITE.sha;
+    const dropped = proxy.dropReplyAfter(writes);
+    const outcome = await settle(store.writeTenant({ key, value: '{"a":1}', when: "absent" }));
+    await dropped;
+    expectOutcomeUnknown(outcome);
+    expect(proxy.count(writes)).toBe(1);
+    expect((await direct.readTenants())?.entries).toContainEqual({ key, value: '{"a":1}' });
+    await reconnected(store);
+    expect(await store.writeTenant({ key, value: '{"a":1}', when: "absent" })).toBe(false);
+    expect(await store.writeTenant({ key, value: '{"a":2}', when: "present" })).toBe(true);
   });
 
   test("one-call upsert: rejects STORAGE_UNAVAILABLE, ran once, and a retry finds it unchanged", async () => {

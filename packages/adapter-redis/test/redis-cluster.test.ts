@@ -6,7 +6,7 @@ import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clusterClientOptions, createRedisStore } from "../src/index.ts";
-import { checkKeyPrefix, idempotencyKeys, importKeys, siteKeys } from "../src/keys.ts";
+import { checkKeyPrefix, idempotencyKeys, importKeys, siteKeys, usageKeys } from "../src/keys.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
 
@@ -35,6 +35,26 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
   });
 
   describe("Cluster specifics", () => {
+    test("the tenants registry is in one slot under the key prefix, and counters spread over the masters", async () => {
+      const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "reg" });
+      try {
+        expect(await store.writeTenant({ key: "site:{x}", value: "{}", when: "absent" })).toBe(true);
+        const registry = ["reg:{tenants}:entries", "reg:{tenants}:version"];
+        expect(await Promise.all(registry.map((key) => admin.exists(key)))).toEqual([1, 1]);
+        const slots = await Promise.all(registry.map((key) => admin.cluster("KEYSLOT", key)));
+        expect(new Set(slots).size).toBe(1);
+        const counts = Array.from({ length: 30 }, (_, i) => ({ key: `token:${i}:{requests}`, amount: i }));
+        expect(await store.countUsage(counts, 60_000)).toEqual(counts.map(({ amount }) => amount));
+        const counterKeys = counts.map(({ key }) => usageKeys(checkKeyPrefix("reg"), key).usageCounter);
+        expect(counterKeys[1]).toBe("reg:{usage:token%3A1%3A%7Brequests%7D}");
+        expect(await admin.get(counterKeys[1] as string)).toBe("1");
+        const counterSlots = await Promise.all(counterKeys.map((key) => admin.cluster("KEYSLOT", key)));
+        expect(new Set(counterSlots).size).toBeGreaterThan(10);
+      } finally {
+        await store.close();
+      }
+    });
+
     test("sites spread over the masters, and every key of one site is in one slot", async () => {
       const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "spread" });
       const ranges = await admin.cluster("SLOTS");

@@ -1,7 +1,16 @@
 // The messages between the store (main thread) and its writer thread: a request with an id, and
 // one answer with the same id. Everything in them survives a structured clone: products as
 // plain objects, bodies as strings, an error as its code, message and cause's fields.
-import type { CommitResult, KeyField, KeyRecord, KeyToRecord, Product, WriteOptions } from "@catalog-kit/catalog-core";
+import type {
+  CommitResult,
+  KeyField,
+  KeyRecord,
+  KeyToRecord,
+  Product,
+  TenantWrite,
+  UsageCount,
+  WriteOptions,
+} from "@catalog-kit/catalog-core";
 
 /** What the store opens its writer thread with (`workerData`). */
 export interface WriterOptions {
@@ -32,6 +41,8 @@ export type WriterRequest =
     }
   | { readonly op: "claim"; readonly site: string; readonly key: string; readonly leaseMs: number }
   | { readonly op: "release"; readonly site: string; readonly key: string; readonly token: string }
+  | { readonly op: "tenant"; readonly change: TenantWrite }
+  | { readonly op: "usage"; readonly counts: readonly UsageCount[]; readonly ttlMs: number }
   | { readonly op: "close" };
 
 /** What each request answers. */
@@ -43,6 +54,8 @@ export interface WriterAnswers {
   remove: string | undefined;
   claim: { state: "recorded"; record: KeyRecord } | { state: "busy" } | { state: "claimed"; token: string };
   release: undefined;
+  tenant: boolean;
+  usage: number[];
   close: undefined;
 }
 

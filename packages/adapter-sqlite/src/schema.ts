@@ -3,7 +3,7 @@
 import type { Connection } from "./connection.ts";
 
 /** The schema version this package writes and reads (the file's `PRAGMA user_version`). */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 // One entry per version, applied in order in one transaction. Never edit one that has shipped:
 // add the next.
@@ -30,6 +30,15 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (site, key)
    ) WITHOUT ROWID;
    CREATE INDEX key_claims_expiry ON key_claims (expires);`,
+  // 2. The tenants registry, its version in one row written with each entry, and usage counters
+  // with the time they end (milliseconds since the epoch), indexed for their sweep.
+  `CREATE TABLE tenants (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+   CREATE TABLE tenants_version (version INTEGER NOT NULL);
+   INSERT INTO tenants_version (version) VALUES (0);
+   CREATE TABLE usage_counters (
+     key TEXT PRIMARY KEY, total INTEGER NOT NULL, expires INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX usage_counters_expiry ON usage_counters (expires);`,
 ];
 
 const versionOf = (connection: Connection): number =>

@@ -22,6 +22,7 @@ import type { Connection } from "./connection.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "./lookup-sql.ts";
 import { openConnection } from "./open.ts";
 import { dataVersionSignal, ReadCache, walIndexSignal } from "./read-cache.ts";
+import { readTenants } from "./tenants.ts";
 import { WriterClient, writers } from "./writer-client.ts";
 
 /** Options of `createSqliteStore`. */
@@ -165,6 +166,25 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
         state: "claimed",
         release: () => writer.call({ op: "release", site: siteKey(site), key, token }, "idempotency key release"),
       };
+    },
+
+    async readTenants(since) {
+      return connection.use("tenants read", () => readTenants(connection, since));
+    },
+
+    async writeTenant(change) {
+      return writer.call({ op: "tenant", change }, "tenants write");
+    },
+
+    async countUsage(counts, ttlMs) {
+      // A caller's mistake, thrown as it is: SQLite would keep a fraction, or a counter that never ends.
+      if (!(ttlMs > 0))
+        throw new TypeError(`countUsage: ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+      for (const { amount } of counts) {
+        if (!Number.isSafeInteger(amount))
+          throw new TypeError(`countUsage: an amount must be a whole number, got ${amount}`);
+      }
+      return writer.call({ op: "usage", counts, ttlMs }, "usage count");
     },
 
     async ping() {

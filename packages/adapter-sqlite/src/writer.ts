@@ -11,6 +11,7 @@ import { MATCH } from "./lookup-sql.ts";
 import { openConnection } from "./open.ts";
 import type { WriterFailure, WriterMessage, WriterOptions, WriterReply, WriterRequest } from "./protocol.ts";
 import { beginStagedImport, type WriterImport } from "./staged-import.ts";
+import { countUsage, writeTenant } from "./tenants.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("the SQLite store's writer runs as a worker thread");
@@ -73,6 +74,10 @@ function run(db: Connection, request: WriterRequest): unknown {
       return claimKey(db, request.site, request.key, request.leaseMs);
     case "release":
       return releaseClaim(db, request.site, request.key, request.token);
+    case "tenant":
+      return writeTenant(db, request.change);
+    case "usage":
+      return countUsage(db, request.counts, request.ttlMs);
     case "close":
       return undefined;
   }
@@ -87,6 +92,8 @@ const WHAT: Record<WriterRequest["op"], string> = {
   remove: "remove",
   claim: "idempotency key claim",
   release: "idempotency key release",
+  tenant: "tenants write",
+  usage: "usage count",
   close: "close",
 };
 

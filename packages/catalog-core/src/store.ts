@@ -156,7 +156,7 @@ export interface TenantWrite {
   readonly when: "absent" | "present";
 }
 
-/** An amount to add to a usage counter (0 reads it). */
+/** An amount to add to a usage counter: a whole number (0 reads it). */
 export interface UsageCount {
   readonly key: string;
   readonly amount: number;
@@ -223,7 +223,8 @@ export interface CatalogStore {
   /**
    * Applies `change` to the registry in one atomic step seen alike by every process on this
    * storage, when its condition holds then; answers whether it did. Keys are 1 to 1,024
-   * characters, values up to 64 KiB of text, and a registry holds tens of thousands of entries.
+   * characters, values up to 64 KiB of text, both well-formed Unicode without NUL (as JSON text
+   * is), and a registry holds tens of thousands of entries.
    */
   writeTenant(change: TenantWrite): Promise<boolean>;
 

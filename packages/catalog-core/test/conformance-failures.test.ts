@@ -45,6 +45,9 @@ function flaggedStore(faults: Faults = {}) {
     remove: guarded((site, key, by) => inner.remove(site, key, by)),
     list: guarded((site, after, limit) => inner.list(site, after, limit)),
     claimKey: guarded((site, key, leaseMs) => inner.claimKey(site, key, leaseMs)),
+    readTenants: guarded((since) => inner.readTenants(since)),
+    writeTenant: guarded((change) => inner.writeTenant(change)),
+    countUsage: guarded((counts, ttlMs) => inner.countUsage(counts, ttlMs)),
     ping: faults.pingNeverFails ? async () => {} : guarded(async () => {}),
     close: async () => {
       if (!faults.closeDoesNothing) state.closed = true;

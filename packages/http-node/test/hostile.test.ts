@@ -637,6 +637,9 @@ describe("tokens", () => {
       },
       list: (site, after, limit) => inner.list(site, after, limit),
       claimKey: (site, key, leaseMs) => inner.claimKey(site, key, leaseMs),
+      readTenants: (since) => inner.readTenants(since),
+      writeTenant: (change) => inner.writeTenant(change),
+      countUsage: (counts, ttlMs) => inner.countUsage(counts, ttlMs),
       async find(site, key, by) {
         fail(key);
         return inner.find(site, key, by);

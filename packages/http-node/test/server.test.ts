@@ -24,6 +24,12 @@ function failingStore(failure: () => unknown): CatalogStore & { failing: boolean
       store.failing ? Promise.reject(failure()) : inner.remove(...args),
     claimKey: (...args: Parameters<CatalogStore["claimKey"]>) =>
       store.failing ? Promise.reject(failure()) : inner.claimKey(...args),
+    readTenants: (...args: Parameters<CatalogStore["readTenants"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.readTenants(...args),
+    writeTenant: (...args: Parameters<CatalogStore["writeTenant"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.writeTenant(...args),
+    countUsage: (...args: Parameters<CatalogStore["countUsage"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.countUsage(...args),
     ping: () => (store.failing ? Promise.reject(failure()) : inner.ping()),
     close: () => inner.close(),
   };

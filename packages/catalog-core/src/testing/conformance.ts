@@ -16,6 +16,8 @@ import { testProfiles } from "./profiles.ts";
 import { testModel } from "./properties.ts";
 import { testReplace } from "./replace.ts";
 import { testStagedImport } from "./staged.ts";
+import { testTenants } from "./tenants.ts";
+import { testUsage } from "./usage.ts";
 import { upsert as write } from "./write.ts";
 
 /** Options of `testCatalogStore`. */
@@ -285,6 +287,8 @@ export function testCatalogStore(
     testReplace(() => store, largeBatch);
     testKeys(() => store, numRuns);
     testProfiles(() => store);
+    testTenants(() => store, numRuns);
+    testUsage(() => store);
 
     testModel(() => store, numRuns);
 

@@ -29,6 +29,9 @@ function everyCall(store: CatalogStore): Record<string, () => Promise<unknown>> 
     remove: () => store.remove(site, "a"),
     list: () => store.list(site, undefined, 10),
     claimKey: () => store.claimKey(site, "key", 60_000),
+    readTenants: () => store.readTenants(),
+    writeTenant: () => store.writeTenant({ key: `test:${crypto.randomUUID()}`, value: "{}", when: "absent" }),
+    countUsage: () => store.countUsage([{ key: `usage:${crypto.randomUUID()}`, amount: 1 }], 60_000),
     import: async () => {
       const staged = await store.beginImport(site, { dryRun: false });
       await staged.add([sampleProduct("b", "s2")], [1]);

@@ -111,7 +111,18 @@ function unstarted(reason: unknown): CatalogStore {
   const fail = async (): Promise<never> => {
     throw reason;
   };
-  return { beginImport: fail, find: fail, remove: fail, list: fail, claimKey: fail, ping: fail, close: async () => {} };
+  return {
+    beginImport: fail,
+    find: fail,
+    remove: fail,
+    list: fail,
+    claimKey: fail,
+    readTenants: fail,
+    writeTenant: fail,
+    countUsage: fail,
+    ping: fail,
+    close: async () => {},
+  };
 }
 
 /**
