@@ -1,6 +1,7 @@
 // The in-memory store: the default `CatalogStore`, and the reference the benchmarks compare with.
 import {
   type CatalogStore,
+  checkUsageCounts,
   compareIds,
   copyProduct,
   ImportStaging,
@@ -147,6 +148,7 @@ export function createMemoryStore(): CatalogStore {
         for (const [key, counter] of usage) if (counter.endsAt <= now) usage.delete(key);
         sweepAt = Math.max(1_024, usage.size * 2);
       }
+      checkUsageCounts(counts, ttlMs);
       return counts.map(({ key, amount }) => {
         let counter = usage.get(key);
         if (counter === undefined || counter.endsAt <= now) {

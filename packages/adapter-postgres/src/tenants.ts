@@ -4,7 +4,7 @@
 // statement, one snapshot, whose join with the entries is empty while the version is the
 // reader's: a poll is one round trip that reads one row. Counters are upserts that restart a
 // counter that ended; the store's sweep deletes ended ones now and then (sweep.ts).
-import type { TenantEntries, TenantWrite, UsageCount } from "@catalog-kit/catalog-core";
+import { checkUsageCounts, type TenantEntries, type TenantWrite, type UsageCount } from "@catalog-kit/catalog-core";
 import type { Tables } from "./schema.ts";
 import { unholdable } from "./unholdable.ts";
 
@@ -75,12 +75,10 @@ export async function countUsage(
   counts: readonly UsageCount[],
   ttlMs: number,
 ): Promise<number[]> {
-  if (!(ttlMs > 0)) throw new TypeError(`countUsage: ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+  checkUsageCounts(counts, ttlMs);
   if (counts.length === 0) return [];
   const sums = new Map<string, number>();
   for (const { key, amount } of counts) {
-    if (!Number.isSafeInteger(amount))
-      throw new TypeError(`countUsage: an amount must be a whole number, got ${amount}`);
     if (unholdable(key)) throw new TypeError("countUsage: keys must be well-formed Unicode without NUL");
     sums.set(key, (sums.get(key) ?? 0) + amount);
   }

@@ -11,7 +11,7 @@
 // change applies again (its version grows twice). Each is what a second writer would be told, and
 // leaves the registry as asked: the caller can read the entry to learn which happened. A lost add
 // to a counter may have been counted: counters are estimates of use within a window anyway.
-import type { CatalogStore, TenantEntry, UsageCount } from "@catalog-kit/catalog-core";
+import { type CatalogStore, checkUsageCounts, type TenantEntry, type UsageCount } from "@catalog-kit/catalog-core";
 import type { StoreContext } from "./context.ts";
 import type { Outcome } from "./errors.ts";
 import { wholeMs } from "./idempotency.ts";
@@ -25,10 +25,7 @@ type Operation = <T>(what: string, body: () => Promise<T>, outcome?: Outcome) =>
 
 /** A caller's mistake found before anything is sent: thrown as it is, never as STORAGE_UNAVAILABLE. */
 function checkCounts(counts: readonly UsageCount[], ttlMs: number): number {
-  for (const { amount } of counts) {
-    if (!Number.isSafeInteger(amount))
-      throw new TypeError(`countUsage: an amount must be a whole number, got ${amount}`);
-  }
+  checkUsageCounts(counts, ttlMs);
   return wholeMs("ttlMs", ttlMs);
 }
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type CatalogStore,
+  checkUsageCounts,
   DecodedBodies,
   decodeProduct,
   type KeyField,
@@ -178,12 +179,7 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
 
     async countUsage(counts, ttlMs) {
       // A caller's mistake, thrown as it is: SQLite would keep a fraction, or a counter that never ends.
-      if (!(ttlMs > 0))
-        throw new TypeError(`countUsage: ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
-      for (const { amount } of counts) {
-        if (!Number.isSafeInteger(amount))
-          throw new TypeError(`countUsage: an amount must be a whole number, got ${amount}`);
-      }
+      checkUsageCounts(counts, ttlMs);
       return writer.call({ op: "usage", counts, ttlMs }, "usage count");
     },
 

@@ -97,20 +97,21 @@ export {
 } from "./sources.ts";
 export { judgeStagedRows, type RowJudgement, type StagedRow } from "./staged-rows.ts";
 export { type Applicable, combineConflicts, ImportStaging, type SiteView } from "./staging.ts";
-export type {
-  CatalogStore,
-  CommitResult,
-  ImportCounts,
-  KeyClaim,
-  KeyField,
-  KeyRecord,
-  KeyToRecord,
-  SkuConflict,
-  StagedImport,
-  TenantEntries,
-  TenantEntry,
-  TenantWrite,
-  UsageCount,
-  WriteOptions,
+export {
+  type CatalogStore,
+  type CommitResult,
+  checkUsageCounts,
+  type ImportCounts,
+  type KeyClaim,
+  type KeyField,
+  type KeyRecord,
+  type KeyToRecord,
+  type SkuConflict,
+  type StagedImport,
+  type TenantEntries,
+  type TenantEntry,
+  type TenantWrite,
+  type UsageCount,
+  type WriteOptions,
 } from "./store.ts";
 export type { ByteSource } from "./text.ts";

@@ -149,6 +149,7 @@ export interface TenantEntries {
 /**
  * One change to the tenants registry, applied only when its condition holds: `absent` (no entry
  * has the key: a creation) or `present` (one has: a change or, with `value` null, a deletion).
+ * An applied write grows the version even when it leaves the entries as they were (`absent` with null).
  */
 export interface TenantWrite {
   readonly key: string;
@@ -160,6 +161,19 @@ export interface TenantWrite {
 export interface UsageCount {
   readonly key: string;
   readonly amount: number;
+}
+
+/**
+ * Throws a `TypeError` unless every amount is a whole number and `ttlMs` a positive number: a
+ * caller's mistake that every store refuses alike in `countUsage`, before anything is counted.
+ */
+export function checkUsageCounts(counts: readonly UsageCount[], ttlMs: number): void {
+  if (!(ttlMs > 0) || !Number.isFinite(ttlMs))
+    throw new TypeError(`countUsage: ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+  for (const { amount } of counts) {
+    if (!Number.isSafeInteger(amount))
+      throw new TypeError(`countUsage: an amount must be a whole number, got ${amount}`);
+  }
 }
 
 /**
