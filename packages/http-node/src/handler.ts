@@ -8,7 +8,7 @@ import { ClientGoneError } from "./body-stream.ts";
 import { createServices, type RequestContext } from "./context.ts";
 import type { CatalogHandler, HandlerOptions, HandlerStats } from "./handler-options.ts";
 import { formOf } from "./operation.ts";
-import { HttpError, isInternal, sendProblem, toProblem } from "./problem.ts";
+import { forbidden, HttpError, isInternal, sendProblem, toProblem } from "./problem.ts";
 import { acceptRequestId, createRequestIds } from "./request-id.ts";
 import { parseQuery, pathOf } from "./request-target.ts";
 import { type Action, ALLOW, matchRoute, operationOf } from "./routes.ts";
@@ -20,7 +20,7 @@ export {
   type HandlerOptions,
   type HandlerStats,
 } from "./handler-options.ts";
-export type { AccessLogEntry, ImportRecord } from "./log-entry.ts";
+export type { AccessLogEntry, AuditEntry, ImportRecord } from "./log-entry.ts";
 
 const TOKEN_HEADER = "x-service-access-token";
 const REQUEST_ID_HEADER = "x-request-id";
@@ -39,9 +39,9 @@ function bodyPending(req: IncomingMessage): boolean {
  * problem+json errors. It makes no catalog decisions and never reads product fields.
  */
 export function createCatalogHandler(catalog: Catalog, options: HandlerOptions): CatalogHandler {
-  const authenticate = createAuthenticator(options.tokens);
+  const authenticate = createAuthenticator(options.tokens, options.registry);
   const services = createServices(catalog, options);
-  const { accessLog } = options;
+  const { accessLog, audit } = options;
   const nextRequestId = createRequestIds();
 
   // Every failure ends here: a problem body, unless the client is gone or the answer has begun.
@@ -80,6 +80,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       }
       route = operation.action;
       const grant = operation.token ? authenticate(req.headers[TOKEN_HEADER]) : NO_GRANT;
+      const { scope } = operation;
+      if (scope !== undefined && !grant.scopes.has(scope)) throw forbidden(scope);
       const form = formOf(operation, req);
       const query = queryAt === -1 ? "" : target.slice(queryAt + 1);
       const params = form.query === undefined ? NO_PARAMS : parseQuery(query, form.query);
@@ -96,6 +98,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         params,
         import: undefined,
         headers: undefined,
+        audit: undefined,
       };
       await operation.serve(ctx);
     } catch (error) {
@@ -104,6 +107,20 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       } catch (sendError) {
         services.onError(sendError, req);
         res.destroy();
+      }
+    }
+    if (audit !== undefined && ctx?.operation.scope === "admin") {
+      try {
+        const { grant } = ctx;
+        const entry = {
+          time: new Date().toISOString(),
+          action: ctx.operation.action,
+          status: res.statusCode,
+          requestId,
+        };
+        audit({ ...entry, tokenId: grant.tokenId, tokenName: grant.name, ...ctx.audit });
+      } catch (auditError) {
+        services.onError(auditError, req);
       }
     }
     if (accessLog !== undefined) {
