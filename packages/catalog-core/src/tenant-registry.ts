@@ -34,7 +34,10 @@ export interface TenantRegistryOptions {
   readonly file?: FileTenants;
   /** Milliseconds between two reads of the store's registry; default 1,000. */
   readonly refreshMs?: number;
-  /** Called with a failed refresh; the registry keeps what it knew. Default: ignored (the next one retries). */
+  /**
+   * Called with a failed refresh; the registry keeps what it knew, and the next one retries.
+   * Without it, a failed first read rejects the open, and later failures are ignored.
+   */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -98,15 +101,23 @@ export async function openTenantRegistry(options: TenantRegistryOptions): Promis
   // Reads run one after the other, so that an older answer never replaces a newer one.
   let reading: Promise<void> = Promise.resolve();
 
+  async function read(): Promise<void> {
+    const answer = await store.readTenants(view === EMPTY_VIEW ? undefined : view.version);
+    if (answer !== undefined && answer.version > view.version) view = viewOf(answer.version, answer.entries, view);
+  }
+
   function refresh(): Promise<void> {
-    reading = reading.then(async () => {
-      const read = await store.readTenants(view === EMPTY_VIEW ? undefined : view.version);
-      if (read !== undefined && read.version > view.version) view = viewOf(read.version, read.entries, view);
-    });
+    // After the one before, whether it failed or not: a failed read must not fail every later one.
+    reading = reading.then(read, read);
     return reading;
   }
 
-  await refresh();
+  // A store that does not answer at start-up is read again on the timer: with `onError`, the
+  // registry opens meanwhile (the file's sites and tokens in force), as a server starts in an outage.
+  await refresh().catch((error: unknown) => {
+    if (options.onError === undefined) throw error;
+    options.onError(error);
+  });
   const timer = setInterval(() => refresh().catch((error: unknown) => options.onError?.(error)), refreshMs);
   timer.unref();
 

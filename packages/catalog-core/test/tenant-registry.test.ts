@@ -283,3 +283,35 @@ test.prop([fc.array(command, { maxLength: 12 })], { numRuns: 40 })(
     }
   },
 );
+
+describe("a store that fails", () => {
+  it("at start-up opens the registry with the file's tenants when told where errors go, and reads it once it answers", async () => {
+    const store = createMemoryStore();
+    await store.writeTenant({
+      key: `site:${siteKey(SHOP)}`,
+      value: JSON.stringify({ ...SHOP, createdAt: new Date(0).toISOString() }),
+      when: "absent",
+    });
+    let failing = true;
+    const errors: unknown[] = [];
+    const flaky = {
+      ...store,
+      readTenants: (since?: number) => (failing ? Promise.reject(new Error("down")) : store.readTenants(since)),
+    };
+    await expect(openTenantRegistry({ store: flaky })).rejects.toThrow("down");
+    const registry = await openTenantRegistry({
+      store: flaky,
+      refreshMs: 10,
+      file: { sites: [FILE_SITE], tokens: [] },
+      onError: (error) => errors.push(error),
+    });
+    opened.push(registry);
+    expect(registry.hasSite(FILE_SITE)).toBe(true);
+    expect(registry.hasSite(SHOP)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    failing = false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(registry.hasSite(SHOP)).toBe(true);
+    expect(errors.length).toBeGreaterThan(1);
+  });
+});
