@@ -3,7 +3,7 @@
 // body, and logs. What each operation does is in the file named for it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Catalog, isCatalogError } from "@catalog-kit/catalog-core";
-import { createAuthenticator, NO_GRANT } from "./auth.ts";
+import { createAuthenticator, type Grant, NO_GRANT } from "./auth.ts";
 import { ClientGoneError } from "./body-stream.ts";
 import { createServices, type RequestContext } from "./context.ts";
 import type { CatalogHandler, HandlerOptions, HandlerStats } from "./handler-options.ts";
@@ -69,6 +69,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const path = pathOf(target, queryAt);
     let route: Action | "unknown" = "unknown";
     let ctx: RequestContext | undefined;
+    // The token of an admin action, refused ones (403 included) too: the audit trail names it.
+    let admin: Grant | undefined;
     try {
       const resource = matchRoute(path);
       if (resource === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
@@ -81,6 +83,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       route = operation.action;
       const grant = operation.token ? authenticate(req.headers[TOKEN_HEADER]) : NO_GRANT;
       const { scope } = operation;
+      if (scope === "admin") admin = grant;
       if (scope !== undefined && !grant.scopes.has(scope)) throw forbidden(scope);
       const form = formOf(operation, req);
       const query = queryAt === -1 ? "" : target.slice(queryAt + 1);
@@ -109,16 +112,10 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         res.destroy();
       }
     }
-    if (audit !== undefined && ctx?.operation.scope === "admin") {
+    if (audit !== undefined && admin !== undefined) {
       try {
-        const { grant } = ctx;
-        const entry = {
-          time: new Date().toISOString(),
-          action: ctx.operation.action,
-          status: res.statusCode,
-          requestId,
-        };
-        audit({ ...entry, tokenId: grant.tokenId, tokenName: grant.name, ...ctx.audit });
+        const entry = { time: new Date().toISOString(), action: route as Action, status: res.statusCode, requestId };
+        audit({ ...entry, tokenId: admin.tokenId, tokenName: admin.name, ...ctx?.audit });
       } catch (auditError) {
         services.onError(auditError, req);
       }

@@ -3,11 +3,14 @@
 // audit trail, and two servers over one store agreeing within a second.
 import { hash } from "node:crypto";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
+import { SiteSchema, siteKey } from "@catalog-kit/catalog-core";
+import { fc, test } from "@fast-check/vitest";
+import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildOpenApi } from "../src/openapi.ts";
 import { type AdminServer, ROOT, startAdminServer } from "./support/admin-server.ts";
 import { answerChecker, type Document } from "./support/openapi-check.ts";
-import { product, SITE_A, TOKENS } from "./support/test-server.ts";
+import { product, SITE_A, SITES, TOKENS } from "./support/test-server.ts";
 
 const SHOP = { siteId: "shop-new", siteType: "shopify" };
 const doc = buildOpenApi({ maxBodyBytes: 1_000, maxProductsPerRequest: 10, notFoundStatus: 400 }) as Document;
@@ -111,7 +114,8 @@ describe("the admin API", () => {
     expect(server.audit.length).toBe(before + 2);
   });
 
-  it("answers 403 FORBIDDEN naming the admin scope to a token without it, on every admin route", async () => {
+  it("answers 403 FORBIDDEN naming the admin scope to a token without it, on every admin route, and audits it", async () => {
+    const before = server.audit.length;
     const routes = [
       ["GET", "/admin/v1/sites"],
       ["POST", "/admin/v1/sites"],
@@ -128,6 +132,9 @@ describe("the admin API", () => {
       });
       expect(JSON.stringify(answer.body)).toContain("admin scope");
     }
+    expect(server.audit.slice(before).map((entry) => [entry.status, entry.tokenName])).toEqual(
+      routes.map(() => [403, "tokens[0]"]),
+    );
     expect((await server.request("GET", "/admin/v1/sites")).status).toBe(401);
     expect(server.registry.listSites().some((site) => site.siteId === SHOP.siteId)).toBe(false);
   });
@@ -266,4 +273,39 @@ describe("two servers over one store", () => {
     await one.registry.refresh();
     expect(one.registry.listSites().filter((listed) => listed.siteId === "raced")).toHaveLength(1);
   });
+});
+
+describe("site names from anywhere", () => {
+  let server: AdminServer;
+  beforeAll(async () => {
+    server = await startAdminServer(createMemoryStore(), 50);
+  });
+  afterAll(() => server.close());
+  const made = new Set<string>(SITES.map(siteKey));
+  const name = fc.oneof(
+    fc.string({ unit: "binary", maxLength: 8 }),
+    fc.constantFrom("shop-a", "shopify", " ", "", "\u0000", "\ud800", "x".repeat(257)),
+  );
+  const body = fc.oneof(
+    fc.record({ siteId: name, siteType: name }),
+    fc.record({ siteId: name, siteType: name, extra: fc.jsonValue() }),
+    fc.jsonValue(),
+  );
+
+  test.prop([body], { numRuns: 60 })(
+    "POST /admin/v1/sites: 201 for a new valid site, 409 for a known one, 400 otherwise; never a 5xx",
+    async (given) => {
+      const res = await server.request("POST", "/admin/v1/sites", { token: ROOT, json: given });
+      const answer = (await res.json()) as { code?: string };
+      const valid = v.is(SiteSchema, given);
+      const key = valid ? siteKey(given) : "";
+      const expected = !valid ? 400 : made.has(key) ? 409 : 201;
+      expect([res.status, answer.code], JSON.stringify(given)).toEqual([
+        expected,
+        expected === 201 ? undefined : expected === 409 ? "CONFLICT" : "VALIDATION_FAILED",
+      ]);
+      if (expected === 201) made.add(key);
+      expect(server.registry.listSites()).toHaveLength(made.size);
+    },
+  );
 });
