@@ -147,6 +147,12 @@ export async function openTenantRegistry(options: TenantRegistryOptions): Promis
     return (await store.list(site, undefined, 1)).length > 0;
   }
 
+  // Deletes every product of the site in one atomic step (a replace with nothing); answers how many.
+  async function empty(site: Site): Promise<number> {
+    const result = await (await store.beginImport(site, { dryRun: false, replace: true })).commit();
+    return result.applied ? (result.counts.deleted ?? 0) : 0;
+  }
+
   return {
     hasSite,
 
@@ -185,6 +191,9 @@ export async function openTenantRegistry(options: TenantRegistryOptions): Promis
       if (existing !== undefined) {
         throw conflict(`Site ${siteName(site)} ${existing.deleting ? "is being deleted" : "exists"}`);
       }
+      // A site is made empty: products a raced import left under its names (see deleteSite) go
+      // first, while no process can import into it (it has no entry yet).
+      if (await holdsProducts(site)) await empty(site);
       const record: SiteRecord = { siteId: site.siteId, siteType: site.siteType, createdAt: new Date().toISOString() };
       // Two servers creating one site at once: the store applies one write, the other is told so.
       if (!(await write(siteEntryKey(site), JSON.stringify(record), "absent"))) {
@@ -205,18 +214,16 @@ export async function openTenantRegistry(options: TenantRegistryOptions): Promis
       // process that dies before leaves the site listed as `deleting`, and a DELETE again resumes
       // there; never is a site gone while products of it remain that it could not delete. (An
       // import another process began before it saw the mark may still commit after the replace:
-      // the products it leaves are those of no site, and reappear only if the site is made again.)
+      // the products it leaves are those of no site, and createSite deletes them before it makes
+      // a site of these names again.)
       if (record.deleting !== true) {
         const marked: SiteRecord = { ...record, deleting: true };
         if (!(await write(key, JSON.stringify(marked), "present"))) throw siteNotFound(site);
         await delay(refreshMs);
       }
       let deleted = 0;
-      if (deleteProducts) {
-        const staged = await store.beginImport(site, { dryRun: false, replace: true });
-        const result = await staged.commit();
-        if (result.applied) deleted = result.counts.deleted ?? 0;
-      } else if (await holdsProducts(site)) {
+      if (deleteProducts) deleted = await empty(site);
+      else if (await holdsProducts(site)) {
         // Products arrived between the check and the mark: give the site back as it was.
         await write(key, JSON.stringify(record), "present");
         throw conflict(`Site ${siteName(site)} holds products: delete them with it (deleteProducts=true), or first`);

@@ -97,6 +97,17 @@ describe("sites", () => {
     expect(registry.listSites()).toHaveLength(1);
   });
 
+  it("are made empty, whatever a raced import left in the store under their names", async () => {
+    const store = createMemoryStore();
+    const registry = await open(store);
+    // What an import that began before a deletion's mark, and committed after it, leaves behind.
+    const staged = await store.beginImport(SHOP, { dryRun: false });
+    await staged.add([product("left") as never], [0]);
+    await staged.commit();
+    await registry.createSite(SHOP);
+    expect(await store.list(SHOP, undefined, 10)).toEqual([]);
+  });
+
   it("made at once by two registries over one store: one is made, the other is told it exists", async () => {
     const store = createMemoryStore();
     const [one, two] = [await open(store), await open(store)];
