@@ -46,7 +46,7 @@ describe("the configuration's tokens", () => {
 });
 
 describe("the admin API of the standalone server", () => {
-  it("makes a site and a token at run time, and writes each admin action as one audit line", async () => {
+  it("makes a site and a token at run time, and writes each admin action (a refused one too) as one audit line", async () => {
     const file = join(dir, "tenants.json");
     await writeFile(file, JSON.stringify(config));
     server = startCli({ CATALOG_CONFIG: file });
@@ -88,6 +88,7 @@ describe("the admin API of the standalone server", () => {
       .filter((line) => line.includes('"event":"admin"'))
       .map((line) => JSON.parse(line));
     expect(audit).toEqual([
+      expect.objectContaining({ action: "createSite", status: 403, tokenName: "tokens[1]", tokenId: "file:1" }),
       expect.objectContaining({
         action: "createSite",
         status: 201,
