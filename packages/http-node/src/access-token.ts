@@ -33,11 +33,17 @@ export function isTokenSite(sites: AccessToken["sites"], site: Site): boolean {
   return sites.some((own) => siteKey(own) === key);
 }
 
+/** The id of the configuration file's token at `index`, which the admin API lists it under. */
+export const fileTokenId = (index: number): string => `file:${index}`;
+
+/** The name of the configuration file's token at `index`: its own, else `tokens[<index>]`. */
+export const fileTokenName = (token: AccessToken, index: number): string => token.name ?? `tokens[${index}]`;
+
 /** The configuration file's tokens as the admin API lists them (`source: "file"`): never a secret. */
 export function fileTokenListings(tokens: readonly AccessToken[]): TokenListing[] {
   return tokens.map((token, index) => ({
-    id: `file:${index}`,
-    name: token.name ?? `tokens[${index}]`,
+    id: fileTokenId(index),
+    name: fileTokenName(token, index),
     source: "file",
     sites: token.sites,
     scopes: token.scopes ?? DEFAULT_SCOPES,

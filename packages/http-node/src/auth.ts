@@ -10,7 +10,7 @@ import {
   type TenantRegistry,
   type TokenRecord,
 } from "@catalog-kit/catalog-core";
-import { type AccessToken, HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
+import { type AccessToken, fileTokenId, fileTokenName, HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
 import { HttpError } from "./problem.ts";
 
 /** What an authenticated request may do. */
@@ -77,14 +77,11 @@ function entryOf(token: AccessToken, index: number): Entry {
     digest,
     ...reachOf(token.sites, token.defaultSite),
     tokenId: fileTokenId(index),
-    name: token.name ?? `tokens[${index}]`,
+    name: fileTokenName(token, index),
     scopes: new Set(token.scopes ?? DEFAULT_SCOPES),
     rateLimits: undefined,
   };
 }
-
-/** The id of the configuration file's token at `index`, which the admin API lists it under. */
-export const fileTokenId = (index: number): string => `file:${index}`;
 
 // The grant of a token made through the admin API: made once per record, so that a token's grant
 // is one object while its record is unchanged (its uploads are counted under it).

@@ -2,6 +2,7 @@
 // FORBIDDEN naming it, before anything is read or written; a token with only that scope passes
 // the check; the file's tokens that list no scopes keep every scope but admin.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAuthenticator } from "../src/auth.ts";
 import { ROUTES } from "../src/routes.ts";
 import { type AdminServer, DELETER, IMPORTER, READER, ROOT, startAdminServer } from "./support/admin-server.ts";
 import { product, SITE_A, TOKENS } from "./support/test-server.ts";
@@ -87,5 +88,24 @@ describe("scopes", () => {
     expect(patched.status).toBe(200);
     const sites = await server.request("GET", "/admin/v1/sites", { token: TOKENS.admin });
     expect(sites.status).toBe(403);
+  });
+});
+
+describe("a grant", () => {
+  it("carries its token's stable id, its name (tokens[<index>] by default) and its scopes", () => {
+    const authenticate = createAuthenticator([
+      { token: "first", sites: "*" },
+      { token: "second", sites: [SITE_A], name: "ops", scopes: ["admin", "read"] },
+    ]);
+    const first = authenticate("first");
+    expect([first.tokenId, first.name, [...first.scopes], first.rateLimits]).toEqual([
+      "file:0",
+      "tokens[0]",
+      ["read", "import", "delete"],
+      undefined,
+    ]);
+    const second = authenticate("second");
+    expect([second.tokenId, second.name, [...second.scopes]]).toEqual(["file:1", "ops", ["admin", "read"]]);
+    expect(authenticate("second")).toBe(second);
   });
 });
