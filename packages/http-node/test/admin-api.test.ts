@@ -228,6 +228,24 @@ describe("the admin API", () => {
   });
 });
 
+describe("the document's admin examples", () => {
+  it("are answered as the document declares: the site made, then a token for it", async () => {
+    const server = await startAdminServer(createMemoryStore(), 50);
+    try {
+      type Op = { requestBody: { content: Record<string, { example: unknown }> } };
+      const example = (path: string) =>
+        (doc.paths[path]?.post as unknown as Op | undefined)?.requestBody.content["application/json"]?.example;
+      expect((await admin(server, "POST", "/admin/v1/sites", example("/admin/v1/sites"))).status).toBe(201);
+      const token = await admin(server, "POST", "/admin/v1/tokens", example("/admin/v1/tokens"));
+      expect(token.status).toBe(201);
+      expect((await admin(server, "DELETE", `/admin/v1/tokens/${token.body.id}`)).status).toBe(200);
+      expect((await admin(server, "DELETE", "/admin/v1/sites/shopify/shop-2")).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("two servers over one store", () => {
   let one: AdminServer;
   let two: AdminServer;
