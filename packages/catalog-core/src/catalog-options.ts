@@ -15,10 +15,17 @@ export interface CatalogLimits {
   readonly maxProductsPerStream?: number;
 }
 
+/** Where a catalog learns of sites made (and deleted) while it runs: a `TenantRegistry` is one. */
+export interface SiteDirectory {
+  hasSite(site: Site): boolean;
+}
+
 /** How to build a catalog: its store, the sites that exist, and its limits. */
 export interface CatalogOptions {
   readonly store: CatalogStore;
   readonly sites?: Iterable<Site>;
+  /** Asked of a site not among `sites` (nor added): whether it exists now. */
+  readonly directory?: SiteDirectory;
   readonly limits?: CatalogLimits;
   /** How long idempotency keys are kept and claimed (`IDEMPOTENCY_DEFAULTS`). */
   readonly idempotency?: Partial<KeyPolicy>;

@@ -44,7 +44,7 @@ export interface Catalog {
   readonly limits: Readonly<Required<CatalogLimits>>;
   /** Makes a site exist (idempotent); `VALIDATION_FAILED` for names `SiteSchema` refuses. Imports never create sites. */
   addSite(site: Site): void;
-  /** Whether a site exists. */
+  /** Whether a site exists: added, given in `sites`, or in the `directory` now. */
   hasSite(site: Site): boolean;
   /** Imports or replaces a list of products; problems point into `{ products: [...] }`. */
   importProducts(site: Site, products: unknown, options?: BulkImportOptions): Promise<ImportSummary>;
@@ -105,11 +105,14 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const sites = new Set<string>();
   // Only sites every store can hold: a request for any other is SITE_NOT_FOUND before the store.
   for (const site of options.sites ?? []) sites.add(siteKey(checkSite(site)));
+  // Sites made at run time: asked only of a site the catalog does not know, so the hot path is one Set lookup.
+  const { directory } = options;
+  const hasSite = (site: Site) => sites.has(siteKey(site)) || directory?.hasSite(site) === true;
   const policy: KeyPolicy = { ...IDEMPOTENCY_DEFAULTS, ...options.idempotency };
   const profiles = profileBook(options.profiles ?? []);
 
   function requireSite(site: Site): void {
-    if (!sites.has(siteKey(site))) throw siteNotFound(site);
+    if (!hasSite(site)) throw siteNotFound(site);
   }
 
   // The options of a bulk import, checked, for the engine.
@@ -155,7 +158,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   return {
     limits: { maxProductsPerRequest: maxProducts, maxProductsPerStream: maxStreamProducts },
     addSite: (site) => void sites.add(siteKey(checkSite(site))),
-    hasSite: (site) => sites.has(siteKey(site)),
+    hasSite,
 
     async importProducts(site, products, options = {}) {
       requireSite(site);

@@ -16,6 +16,8 @@ export type ErrorCode =
   | "TOO_MANY_PRODUCTS"
   | "IDEMPOTENCY_KEY_REUSED"
   | "IDEMPOTENCY_KEY_IN_USE"
+  | "CONFLICT"
+  | "TOKEN_NOT_FOUND"
   | "STORAGE_UNAVAILABLE";
 
 /**
@@ -81,6 +83,14 @@ export function isCatalogError(error: unknown, code?: ErrorCode): error is Catal
 /** The `SITE_NOT_FOUND` error of a site; the HTTP layer gives it for a site the token does not cover too. */
 export function siteNotFound(site: Site): CatalogError {
   return new CatalogError("SITE_NOT_FOUND", `Site ${site.siteType}/${site.siteId} does not exist`);
+}
+
+/**
+ * The `CONFLICT` error of an admin action the registry's state refuses (a site that exists, one that
+ * holds products, what the configuration file made, a token revoking itself): nothing was changed.
+ */
+export function conflict(message: string): CatalogError {
+  return new CatalogError("CONFLICT", message);
 }
 
 /** The `VALIDATION_FAILED` error of an option of a call (a query parameter over HTTP). */

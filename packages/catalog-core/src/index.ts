@@ -23,6 +23,7 @@ export type {
   MissingPolicy,
   PatchOptions,
   ProductPage,
+  SiteDirectory,
   StreamImportOptions,
 } from "./catalog-options.ts";
 export { CURSOR_PATTERN } from "./cursor.ts";
@@ -31,6 +32,7 @@ export type { ImportSummary } from "./engine.ts";
 export {
   CatalogError,
   type CatalogErrorDetails,
+  conflict,
   type ErrorCode,
   isCatalogError,
   MAX_PROBLEMS,
@@ -114,4 +116,23 @@ export {
   type UsageCount,
   type WriteOptions,
 } from "./store.ts";
+export {
+  type SiteListing,
+  type SiteRecord,
+  SiteRecordSchema,
+  type TenantSource,
+  type TokenListing,
+  type TokenRecord,
+  TokenRecordSchema,
+  type TokenRequest,
+  TokenRequestSchema,
+} from "./tenant-records.ts";
+export {
+  type CreatedToken,
+  DEFAULT_REFRESH_MS,
+  type FileTenants,
+  openTenantRegistry,
+  type TenantRegistry,
+  type TenantRegistryOptions,
+} from "./tenant-registry.ts";
 export type { ByteSource } from "./text.ts";

@@ -3,7 +3,7 @@
 import type { Io } from "./io.ts";
 
 /** The commands that have a help of their own, as they are typed. */
-export type CommandName = "serve" | "import" | "export" | "config check";
+export type CommandName = "serve" | "import" | "export" | "sites" | "tokens" | "config check";
 
 const CONNECTION = `  --url URL                 the server (default: CATALOG_URL)
   --site TYPE/ID            the site, for example shopify/shop-1 (default: the token's default site)
@@ -21,6 +21,10 @@ Commands:
   serve                 run the server (PORT, HOST, CATALOG_CONFIG, ACCESS_LOG)
   import FILE|-         send a catalog file, or standard input, to a server
   export [FILE|-]       write a site's catalog to standard output, or to a file
+  sites list|create|delete
+                        the server's sites, made and deleted at run time (admin scope)
+  tokens list|create|revoke
+                        the server's tokens, made and revoked at run time (admin scope)
   config check FILE     validate a server configuration, print the settings in effect
   help [COMMAND]        this help, or a command's ("catalog-kit import --help" too)
 
@@ -95,6 +99,42 @@ ${CONNECTION}
   --profile google|meta     write the platform's product feed (TSV)
   --currency CODE           the ISO 4217 code of the feed's prices (default: the site's configured one)
 ${RETRIES}
+  -h, --help                show this help
+`,
+  sites: `Usage: catalog-kit sites list|create TYPE/ID|delete TYPE/ID [OPTIONS]
+
+Lists, makes or deletes the server's sites through its admin API: the token needs the admin
+scope. A site of the configuration file is listed (source file) and never deleted here. A
+change is in force on every server sharing the storage within a second.
+
+Options:
+  --url URL                 the server (default: CATALOG_URL)
+  --token-file FILE         a file holding the access token (default: CATALOG_TOKEN)
+  --delete-products         delete: the site's products go with it (without it, a site that
+                            holds products is refused)
+  --json                    print the server's answer as JSON on standard output
+  -h, --help                show this help
+`,
+  tokens: `Usage: catalog-kit tokens list|create|revoke ID [OPTIONS]
+
+Lists, makes or revokes the server's tokens through its admin API: the token needs the admin
+scope. A list never shows a secret. create prints the new token's secret on standard output,
+alone (catalog-kit tokens create ... > token-file), this once: the server keeps only its
+SHA-256. Rotation: create the new token, move the clients, revoke the old one (a token cannot
+revoke itself). A revoked token is refused everywhere within a second.
+
+Options:
+  --url URL                 the server (default: CATALOG_URL)
+  --token-file FILE         a file holding the access token (default: CATALOG_TOKEN)
+  --name NAME               create: what lists and the audit trail call it
+  --sites TYPE/ID,...|*     create: its sites, or "*" for every site
+  --scopes LIST             create: read, import, delete, admin, comma-separated
+  --expires-at TIME         create: when it stops working, ISO 8601 (2030-01-31T00:00:00Z)
+  --requests-per-minute N   create: its own rate limits
+  --import-bytes-per-minute N
+  --imports-per-site N
+  --json                    print the server's answer as JSON on standard output (create: the
+                            whole answer, its secret as "token")
   -h, --help                show this help
 `,
   "config check": `Usage: catalog-kit config check FILE

@@ -11,6 +11,8 @@ import { importFile } from "./import-file.ts";
 import { type Io, processIo } from "./io.ts";
 import { UsageError } from "./options.ts";
 import { serve } from "./serve.ts";
+import { sites } from "./sites.ts";
+import { tokens } from "./tokens.ts";
 
 // The package's own manifest: one directory up from src/ and from dist/ alike.
 function version(): string {
@@ -21,7 +23,9 @@ function version(): string {
 function commandOf(words: readonly string[]): CommandName | undefined {
   const [first, second] = words;
   if (first === "config") return second === undefined || second === "check" ? "config check" : undefined;
-  return first === "serve" || first === "import" || first === "export" ? first : undefined;
+  return first === "serve" || first === "import" || first === "export" || first === "sites" || first === "tokens"
+    ? first
+    : undefined;
 }
 
 // `help [COMMAND]`.
@@ -42,6 +46,10 @@ async function run(command: string | undefined, args: readonly string[], io: Io)
       return await importFile(args, io);
     case "export":
       return await exportSite(args, io);
+    case "sites":
+      return await sites(args, io);
+    case "tokens":
+      return await tokens(args, io);
     case "config":
       if (args[0] === "check") return await checkConfig(args.slice(1), io);
       if (args[0] === "--help" || args[0] === "-h") return printHelp(io, "config check");

@@ -28,8 +28,8 @@ export interface Connection {
   readonly site: { readonly siteType: string; readonly siteId: string } | undefined;
 }
 
-// The site of `--site TYPE/ID`, or a usage error that says what is wrong with it.
-function siteOf(given: string): { siteType: string; siteId: string } {
+/** The site of `--site TYPE/ID` (or of `what`), or a usage error that says what is wrong with it. */
+export function siteOf(given: string, what = "--site"): { siteType: string; siteId: string } {
   const slash = given.indexOf("/");
   const wrong =
     slash === -1
@@ -41,7 +41,7 @@ function siteOf(given: string): { siteType: string; siteId: string } {
           : undefined;
   if (wrong !== undefined) {
     throw new UsageError(
-      `--site takes TYPE/ID, the site's type and id (for example --site shopify/shop-1): ${JSON.stringify(given)} ${wrong}`,
+      `${what} takes TYPE/ID, the site's type and id (for example shopify/shop-1): ${JSON.stringify(given)} ${wrong}`,
     );
   }
   return { siteType: given.slice(0, slash), siteId: given.slice(slash + 1) };

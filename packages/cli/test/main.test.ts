@@ -43,6 +43,8 @@ describe("catalog-kit --version and help", () => {
     [["config", "--help"], "Usage: catalog-kit config check FILE"],
     [["help", "import"], "Usage: catalog-kit import FILE|-"],
     [["help", "config", "check"], "Usage: catalog-kit config check FILE"],
+    [["sites", "--help"], "Usage: catalog-kit sites list|create TYPE/ID|delete TYPE/ID"],
+    [["help", "tokens"], "Usage: catalog-kit tokens list|create|revoke ID"],
   ])("%j prints its own help, exit 0", async (args, usage) => {
     const { code, stdout, stderr } = await runCli(args);
     expect(stderr).toBe("");

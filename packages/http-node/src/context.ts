@@ -1,7 +1,7 @@
 // What a serving function is given: the services of its handler, made once, and the context of
 // its request, made once per request when the route table has found the operation.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Catalog, Site, StreamFormat } from "@catalog-kit/catalog-core";
+import type { Catalog, Site, StreamFormat, TenantRegistry } from "@catalog-kit/catalog-core";
 import {
   type Admission,
   createAdmission,
@@ -13,7 +13,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS, DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { DEFAULT_MAX_CONCURRENT_IMPORTS, type HandlerOptions } from "./handler-options.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
-import type { ImportRecord } from "./log-entry.ts";
+import type { AuditEntry, ImportRecord } from "./log-entry.ts";
 import { buildOpenApi } from "./openapi.ts";
 import type { Operation } from "./operation.ts";
 import type { Resource } from "./routes.ts";
@@ -21,6 +21,8 @@ import type { Resource } from "./routes.ts";
 /** What every route of one handler shares: the catalog, the limits, the fairness rules, the error sink. */
 export interface Services {
   readonly catalog: Catalog;
+  /** The tenants registry the admin API changes, when the handler was given one. */
+  readonly registry: TenantRegistry | undefined;
   readonly maxBodyBytes: number;
   readonly maxStreamBytes: number;
   readonly idleMs: number;
@@ -60,6 +62,8 @@ export interface RequestContext {
   import: ImportRecord | undefined;
   /** Headers of whatever answer the request gets, problem or not (`Deprecation`). */
   headers: Readonly<Record<string, string>> | undefined;
+  /** What an admin action acted on, for its line of the audit trail. */
+  audit: Pick<AuditEntry, "site" | "target" | "deleted"> | undefined;
 }
 
 /** Makes the services of a handler from its options; throws `RangeError` for a bad limit. */
@@ -79,6 +83,7 @@ export function createServices(catalog: Catalog, options: HandlerOptions): Servi
   let openapi: string | undefined;
   return {
     catalog,
+    registry: options.registry,
     maxBodyBytes,
     maxStreamBytes,
     idleMs,

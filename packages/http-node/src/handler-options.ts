@@ -1,8 +1,8 @@
 // How a handler is configured, and what it says of itself: its options, its stats, its type.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Site } from "@catalog-kit/catalog-core";
+import type { Site, TenantRegistry } from "@catalog-kit/catalog-core";
 import type { AccessToken } from "./access-token.ts";
-import type { AccessLogEntry } from "./log-entry.ts";
+import type { AccessLogEntry, AuditEntry } from "./log-entry.ts";
 
 /** Default of `HandlerOptions.maxConcurrentImports`. */
 export const DEFAULT_MAX_CONCURRENT_IMPORTS = 4;
@@ -19,6 +19,13 @@ export interface HandlerStats {
 export interface HandlerOptions {
   /** The access tokens and the sites each may use. */
   readonly tokens: readonly AccessToken[];
+  /**
+   * The tenants registry: its tokens are accepted besides `tokens`, and the admin API (`/admin/v1`)
+   * changes it; without it, the admin API is 404. The catalog should ask it of sites too (`directory`).
+   */
+  readonly registry?: TenantRegistry;
+  /** Called once per admin action answered (the audit trail), after the answer was handed to the socket. */
+  readonly audit?: (entry: AuditEntry) => void;
   /** Largest request body read whole (a JSON envelope), in bytes, received and decoded; default 50 MiB. */
   readonly maxBodyBytes?: number;
   /** Largest streamed import body (raw CSV or NDJSON), in bytes, received and decoded; default 1 GiB. */

@@ -3,12 +3,12 @@
 // body, and logs. What each operation does is in the file named for it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Catalog, isCatalogError } from "@catalog-kit/catalog-core";
-import { createAuthenticator, NO_GRANT } from "./auth.ts";
+import { createAuthenticator, type Grant, NO_GRANT } from "./auth.ts";
 import { ClientGoneError } from "./body-stream.ts";
 import { createServices, type RequestContext } from "./context.ts";
 import type { CatalogHandler, HandlerOptions, HandlerStats } from "./handler-options.ts";
 import { formOf } from "./operation.ts";
-import { HttpError, isInternal, sendProblem, toProblem } from "./problem.ts";
+import { forbidden, HttpError, isInternal, sendProblem, toProblem } from "./problem.ts";
 import { acceptRequestId, createRequestIds } from "./request-id.ts";
 import { parseQuery, pathOf } from "./request-target.ts";
 import { type Action, ALLOW, matchRoute, operationOf } from "./routes.ts";
@@ -20,7 +20,7 @@ export {
   type HandlerOptions,
   type HandlerStats,
 } from "./handler-options.ts";
-export type { AccessLogEntry, ImportRecord } from "./log-entry.ts";
+export type { AccessLogEntry, AuditEntry, ImportRecord } from "./log-entry.ts";
 
 const TOKEN_HEADER = "x-service-access-token";
 const REQUEST_ID_HEADER = "x-request-id";
@@ -39,9 +39,9 @@ function bodyPending(req: IncomingMessage): boolean {
  * problem+json errors. It makes no catalog decisions and never reads product fields.
  */
 export function createCatalogHandler(catalog: Catalog, options: HandlerOptions): CatalogHandler {
-  const authenticate = createAuthenticator(options.tokens);
+  const authenticate = createAuthenticator(options.tokens, options.registry);
   const services = createServices(catalog, options);
-  const { accessLog } = options;
+  const { accessLog, audit } = options;
   const nextRequestId = createRequestIds();
 
   // Every failure ends here: a problem body, unless the client is gone or the answer has begun.
@@ -69,6 +69,8 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const path = pathOf(target, queryAt);
     let route: Action | "unknown" = "unknown";
     let ctx: RequestContext | undefined;
+    // The token of an admin action, refused ones (403 included) too: the audit trail names it.
+    let admin: Grant | undefined;
     try {
       const resource = matchRoute(path);
       if (resource === undefined) throw new HttpError("NOT_FOUND", `No resource at ${path}`);
@@ -80,6 +82,9 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       }
       route = operation.action;
       const grant = operation.token ? authenticate(req.headers[TOKEN_HEADER]) : NO_GRANT;
+      const { scope } = operation;
+      if (scope === "admin") admin = grant;
+      if (scope !== undefined && !grant.scopes.has(scope)) throw forbidden(scope);
       const form = formOf(operation, req);
       const query = queryAt === -1 ? "" : target.slice(queryAt + 1);
       const params = form.query === undefined ? NO_PARAMS : parseQuery(query, form.query);
@@ -96,6 +101,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         params,
         import: undefined,
         headers: undefined,
+        audit: undefined,
       };
       await operation.serve(ctx);
     } catch (error) {
@@ -104,6 +110,14 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
       } catch (sendError) {
         services.onError(sendError, req);
         res.destroy();
+      }
+    }
+    if (audit !== undefined && admin !== undefined) {
+      try {
+        const entry = { time: new Date().toISOString(), action: route as Action, status: res.statusCode, requestId };
+        audit({ ...entry, tokenId: admin.tokenId, tokenName: admin.name, ...ctx?.audit });
+      } catch (auditError) {
+        services.onError(auditError, req);
       }
     }
     if (accessLog !== undefined) {

@@ -26,3 +26,20 @@ export interface ImportRecord {
   /** The answer of an import that succeeded (written, or a dry run). */
   summary?: ImportSummary;
 }
+
+/** One line of the audit trail: an admin action, who did it (the token's id and name), and its answer. */
+export interface AuditEntry {
+  /** When it was answered, ISO 8601. */
+  readonly time: string;
+  /** `createSite`, `listSites`, `deleteSite`, `createToken`, `listTokens` or `revokeToken`. */
+  readonly action: Action;
+  readonly status: number;
+  readonly requestId: string;
+  /** The acting token's id (`file:<index>` for the configuration file's) and name. */
+  readonly tokenId: string;
+  readonly tokenName: string;
+  /** What it acted on, when it named something: a site, a token's id, the products it deleted. */
+  readonly site?: { readonly siteId: string; readonly siteType: string };
+  readonly target?: string;
+  readonly deleted?: number;
+}

@@ -1,6 +1,7 @@
 // The components of the OpenAPI document: parameters, headers and schemas, the product schemas
 // generated from the catalog's own validation schemas; and the helpers the operations share.
-import { productJsonSchemas } from "@catalog-kit/catalog-core";
+import { productJsonSchemas, SCOPES } from "@catalog-kit/catalog-core";
+import { ADMIN_SCHEMAS } from "./openapi-admin.ts";
 import { READING_PARAMETERS } from "./openapi-reading.ts";
 import { PROBLEM_STATUSES } from "./problem.ts";
 
@@ -155,7 +156,15 @@ function patchSchema(product: object): object {
 export function openApiComponents(maxProductsPerRequest: number): object {
   const { Product, ProductView } = productJsonSchemas();
   return {
-    securitySchemes: { ServiceAccessToken: { type: "apiKey", in: "header", name: "X-Service-Access-Token" } },
+    securitySchemes: {
+      ServiceAccessToken: {
+        type: "apiKey",
+        in: "header",
+        name: "X-Service-Access-Token",
+        description:
+          "A token has scopes, and each operation needs one (its `x-required-scope`): `read` (GET a product, list, export), `import` (imports, merges, patches), `delete` (delete a product), `admin` (the admin API). A token lacking it gets 403 `FORBIDDEN` naming it. Tokens of the configuration file that list no scopes have every scope but `admin`.",
+      },
+    },
     parameters,
     headers: {
       RequestId: {
@@ -169,6 +178,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
       },
     },
     schemas: {
+      ...ADMIN_SCHEMAS,
       Product: withoutDialect(Product),
       ProductView: withoutDialect(ProductView),
       BulkImportRequest: importRequest("products", {
@@ -260,6 +270,11 @@ export function openApiComponents(maxProductsPerRequest: number): object {
                 message: { type: "string" },
                 sku: { type: "string" },
                 heldBy: { type: "string", description: "Id of the product that holds the sku" },
+                scope: {
+                  type: "string",
+                  enum: [...SCOPES],
+                  description: "For `FORBIDDEN`: the scope the token lacks",
+                },
                 code: {
                   type: "string",
                   enum: ["PRODUCT_NOT_FOUND"],

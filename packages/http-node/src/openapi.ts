@@ -185,13 +185,23 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
   };
   const storage = doc.storage ? { "503": UNAVAILABLE } : {};
   if (!op.token) return { "200": success, "4XX": RESERVED_4XX, ...storage, default: DEFAULT_PROBLEM };
+  const denied = {
+    "401": problem("Access token missing or invalid (`UNAUTHORIZED`)"),
+    "403": problem(
+      `\`FORBIDDEN\`: the token lacks the \`${op.scope}\` scope this operation needs; the problem's \`errors[0].scope\` names it`,
+    ),
+  };
+  if (doc.problems !== undefined) {
+    const own = Object.fromEntries(Object.entries(doc.problems).map(([status, text]) => [status, problem(text)]));
+    return { [String(answer.status ?? 200)]: success, ...own, ...denied, ...storage, default: DEFAULT_PROBLEM };
+  }
   const missing = clientErrors(op, doc);
   return {
     "200": success,
     "400": problem(notFound === 400 ? `${missing.codes}, ${missing.notFound}` : missing.codes),
     ...(notFound === 404 ? { "404": problem(missing.notFound) } : {}),
     ...bodyResponses(op, doc),
-    "401": problem("Access token missing or invalid (`UNAUTHORIZED`)"),
+    ...denied,
     ...storage,
     default: DEFAULT_PROBLEM,
   };
@@ -203,6 +213,7 @@ function parameters(path: string, op: Operation): object[] | undefined {
   if (op.query === undefined) return undefined;
   return [
     ...(path.includes("{productId}") ? [PRODUCT_ID] : []),
+    ...(op.doc?.pathParams ?? []),
     ...op.query.map((param) => param.doc),
     REQUEST_ID,
     ...(op.body === undefined ? [] : [IDEMPOTENCY_KEY]),
@@ -226,6 +237,7 @@ function describe(path: string, op: Operation, doc: OperationDoc, limits: Publis
     description: typeof doc.description === "string" ? doc.description : doc.description(limits),
     tags: [doc.tag],
     ...(op.token ? {} : { security: [] }),
+    ...(op.scope === undefined ? {} : { "x-required-scope": op.scope }),
     ...(params === undefined ? {} : { parameters: params }),
     ...(doc.request === undefined
       ? {}
@@ -272,6 +284,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
       { name: "Import", description: "Create or replace products, one, a list, or CSV text at a time" },
       { name: "Products", description: "Retrieve, change or delete one product; list or export a site's" },
       { name: "Service", description: "Health and this document; no token needed" },
+      { name: "Admin", description: "Sites and tokens made, listed and removed at run time; the `admin` scope" },
     ],
     paths,
     components: openApiComponents(settings.maxProductsPerRequest),

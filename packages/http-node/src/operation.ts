@@ -2,7 +2,7 @@
 // bodies, exports, serving function and description), the forms its row implies, worked out once
 // when the table is built, and which of them a request takes.
 import type { IncomingMessage } from "node:http";
-import type { StreamFormat } from "@catalog-kit/catalog-core";
+import type { Scope, StreamFormat } from "@catalog-kit/catalog-core";
 import { mediaType, requireJson } from "./body.ts";
 import type { Format, RequestContext } from "./context.ts";
 import type { RawExampleName } from "./openapi-examples.ts";
@@ -22,9 +22,19 @@ export interface OperationDoc {
   readonly summary: string;
   /** What it does; a function of the published limits when it quotes them. */
   readonly description: string | ((limits: PublishedLimits) => string);
-  readonly tag: "Import" | "Products" | "Service";
+  readonly tag: "Import" | "Products" | "Service" | "Admin";
   /** Its successful answer: JSON, with an example; an export's text, with an example of each format. */
-  readonly answer: { readonly description: string; readonly schema: object; readonly example?: unknown };
+  readonly answer: {
+    readonly description: string;
+    readonly schema: object;
+    readonly example?: unknown;
+    /** Its status when not 200 (201: made). */
+    readonly status?: 201;
+  };
+  /** The problems it may answer, by status, when not those of an operation on products (the admin API's). */
+  readonly problems?: Readonly<Record<string, string>>;
+  /** Its path parameters' OpenAPI objects, when not a product id. */
+  readonly pathParams?: readonly object[];
   /** A JSON body: its schema among the components, and an example; `patch`: a JSON Merge Patch. */
   readonly request?: { readonly schema: string; readonly example: unknown; readonly patch?: boolean };
   /**
@@ -55,6 +65,8 @@ export interface OperationSpec {
   readonly action: Action;
   /** Whether it needs an access token: every product operation does, the service's own ones do not. */
   readonly token: boolean;
+  /** The scope its token must have (403 `FORBIDDEN` naming it otherwise); none for operations without a token. */
+  readonly scope?: Scope;
   /** Its query parameters; absent, the query is not read at all. */
   readonly query?: readonly QueryParam[];
   /** An import's body: the envelope field that holds the products, and the raw body it takes instead. */

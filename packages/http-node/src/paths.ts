@@ -20,3 +20,19 @@ const PRODUCT_PREFIX = ROUTES.product.path.slice(0, ROUTES.product.path.indexOf(
 export function productPath(idOrSku: string): string {
   return `${PRODUCT_PREFIX}${encodeURIComponent(idOrSku)}`;
 }
+
+/** `GET` the sites here, `POST` one to make it (the admin API). */
+export const ADMIN_SITES_PATH = ROUTES.adminSites.path;
+
+/** `GET` the tokens here, `POST` one to make it (the admin API). */
+export const ADMIN_TOKENS_PATH = ROUTES.adminTokens.path;
+
+/** The path of a site in the admin API (`DELETE` it there), each name percent-encoded as a segment. */
+export function adminSitePath(site: { readonly siteId: string; readonly siteType: string }): string {
+  return `${ADMIN_SITES_PATH}/${encodeURIComponent(site.siteType)}/${encodeURIComponent(site.siteId)}`;
+}
+
+/** The path of a token in the admin API (`DELETE` it there to revoke it). */
+export function adminTokenPath(id: string): string {
+  return `${ADMIN_TOKENS_PATH}/${encodeURIComponent(id)}`;
+}

@@ -1,10 +1,17 @@
 // Errors as RFC 9457 problem bodies: the one table from error code to HTTP status.
 import type { ServerResponse } from "node:http";
-import { CatalogError, type ErrorCode, KEY_IN_USE_RETRY_SECONDS, type Problem } from "@catalog-kit/catalog-core";
+import {
+  CatalogError,
+  type ErrorCode,
+  KEY_IN_USE_RETRY_SECONDS,
+  type Problem,
+  type Scope,
+} from "@catalog-kit/catalog-core";
 
 /** The codes only the HTTP layer reports; the catalog never learns about HTTP. */
 export type HttpErrorCode =
   | "UNAUTHORIZED"
+  | "FORBIDDEN"
   | "INVALID_JSON"
   | "INVALID_ENCODING"
   | "PAYLOAD_TOO_LARGE"
@@ -21,6 +28,8 @@ export type ProblemCode = ErrorCode | HttpErrorCode;
 export interface ProblemEntry extends Problem {
   readonly parameter?: string;
   readonly header?: string;
+  /** For `FORBIDDEN`: the scope the token lacks. */
+  readonly scope?: Scope;
 }
 
 /** Details an `HttpError` may carry. */
@@ -54,6 +63,7 @@ export class HttpError extends Error {
 // The one place that knows statuses: a new code does not compile until it has one.
 const STATUS: Record<ProblemCode, number> = {
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   INVALID_JSON: 400,
   INVALID_ENCODING: 400,
   VALIDATION_FAILED: 400,
@@ -67,6 +77,8 @@ const STATUS: Record<ProblemCode, number> = {
   SKU_CONFLICT: 400,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  CONFLICT: 409,
+  TOKEN_NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   TOO_MANY_PRODUCTS: 413,
@@ -79,6 +91,7 @@ const STATUS: Record<ProblemCode, number> = {
 
 const TITLE: Record<ProblemCode, string> = {
   UNAUTHORIZED: "Access token missing or invalid",
+  FORBIDDEN: "Access token lacks the scope",
   INVALID_JSON: "Request body is not valid JSON",
   INVALID_ENCODING: "Request body does not decode",
   VALIDATION_FAILED: "Request is invalid",
@@ -92,6 +105,8 @@ const TITLE: Record<ProblemCode, string> = {
   SKU_CONFLICT: "SKU conflict",
   IDEMPOTENCY_KEY_REUSED: "Idempotency key used for another request",
   IDEMPOTENCY_KEY_IN_USE: "Idempotency key in use",
+  CONFLICT: "Conflicts with the state of the deployment",
+  TOKEN_NOT_FOUND: "Token not found",
   PAYLOAD_TOO_LARGE: "Request body too large",
   REQUEST_TIMEOUT: "Request body stalled",
   TOO_MANY_PRODUCTS: "Too many products",
@@ -101,6 +116,12 @@ const TITLE: Record<ProblemCode, string> = {
   STORAGE_UNAVAILABLE: "Storage unavailable",
   INTERNAL_ERROR: "Internal server error",
 };
+
+/** The `FORBIDDEN` error of a token that lacks `scope`, which the problem names. */
+export function forbidden(scope: Scope): HttpError {
+  const message = `This token lacks the ${scope} scope this operation needs`;
+  return new HttpError("FORBIDDEN", message, { problems: [{ message, scope }] });
+}
 
 /** Every problem code with its default status, as published in the OpenAPI document. */
 export const PROBLEM_STATUSES: Readonly<Record<ProblemCode, number>> = STATUS;

@@ -15,6 +15,7 @@ export const lookups = (suffix: string, what: string, key: string) => ({
   GET: operation({
     action: "get",
     token: true,
+    scope: "read",
     query: [SITE_ID, SITE_TYPE, BY, VIEW],
     serve: serveGet,
     doc: {
@@ -34,6 +35,7 @@ export const lookups = (suffix: string, what: string, key: string) => ({
   PATCH: operation({
     action: "patch",
     token: true,
+    scope: "import",
     query: [SITE_ID, SITE_TYPE, BY, DRY_RUN],
     serve: servePatch,
     doc: {
@@ -54,6 +56,7 @@ export const lookups = (suffix: string, what: string, key: string) => ({
   DELETE: operation({
     action: "delete",
     token: true,
+    scope: "delete",
     query: [SITE_ID, SITE_TYPE, BY],
     serve: serveDelete,
     doc: {

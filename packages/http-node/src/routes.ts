@@ -2,6 +2,7 @@
 // operation.ts). Routing, the Allow header of a 405, every query allowlist, the media types of
 // bodies and exports (their types in raw-bodies.ts), and the paths of /openapi.json are all read
 // from here.
+import { ADMIN_PREFIX, ADMIN_ROUTES } from "./admin-routes.ts";
 import { serveList } from "./browse.ts";
 import { serveImport } from "./imports.ts";
 import { ref } from "./openapi-components.ts";
@@ -30,10 +31,22 @@ import { serveHealth, serveMetrics, serveOpenApi } from "./service.ts";
 /** Where every product endpoint lives. */
 export const API_PREFIX = "/external/product/v1";
 
-/** The resources the server knows; `product` carries its raw (still encoded) id. */
+/** The resources the server knows; `product`, `adminSite` and `adminToken` carry their raw (still encoded) path parameters. */
 export type Resource =
-  | { readonly kind: "single" | "bulk" | "csv" | "export" | "health" | "openapi" | "metrics" }
-  | { readonly kind: "product"; readonly rawId: string };
+  | {
+      readonly kind:
+        | "single"
+        | "bulk"
+        | "csv"
+        | "export"
+        | "health"
+        | "openapi"
+        | "metrics"
+        | "adminSites"
+        | "adminTokens";
+    }
+  | { readonly kind: "product" | "adminToken"; readonly rawId: string }
+  | { readonly kind: "adminSite"; readonly rawType: string; readonly rawId: string };
 
 /** What the handler does for a request: look a product up, change or delete it, import, or answer a fixed resource. */
 export type Action =
@@ -47,7 +60,13 @@ export type Action =
   | "csv"
   | "health"
   | "openapi"
-  | "metrics";
+  | "metrics"
+  | "createSite"
+  | "listSites"
+  | "deleteSite"
+  | "createToken"
+  | "listTokens"
+  | "revokeToken";
 
 type Method = "GET" | "PATCH" | "DELETE" | "POST";
 
@@ -73,6 +92,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       GET: operation({
         action: "list",
         token: true,
+        scope: "read",
         query: [SITE_ID, SITE_TYPE, LIMIT, CURSOR],
         // Served for the clients written before /bulk/export; published there only, so that the
         // list's answer has one type for a client generated from the document.
@@ -90,6 +110,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       POST: operation({
         action: "single",
         token: true,
+        scope: "import",
         query: [DRY_RUN, IMPORT_SITE_ID, IMPORT_SITE_TYPE],
         body: { field: "product" },
         serve: serveImport,
@@ -112,6 +133,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       POST: operation({
         action: "bulk",
         token: true,
+        scope: "import",
         query: IMPORT_QUERY,
         body: { field: "products", raw: BULK_BODY },
         serve: serveImport,
@@ -133,6 +155,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       POST: operation({
         action: "csv",
         token: true,
+        scope: "import",
         query: IMPORT_QUERY,
         body: { field: "csvContent", raw: CSV_BODY },
         serve: serveImport,
@@ -157,6 +180,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
       GET: operation({
         action: "export",
         token: true,
+        scope: "read",
         query: EXPORT_QUERY,
         exports: { types: FEED_TYPES, query: EXPORT_QUERY, only: "csv" },
         serve: serveList,
@@ -220,6 +244,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
   },
   // Not published: it may live on an address of its own, and it is the operator's, not the API's.
   metrics: { path: "/metrics", methods: { GET: operation({ action: "metrics", token: false, serve: serveMetrics }) } },
+  ...ADMIN_ROUTES,
 };
 
 const KINDS = Object.keys(ROUTES) as Resource["kind"][];
@@ -246,18 +271,38 @@ export function actionOf(kind: Resource["kind"], method: string | undefined): Ac
   return operationOf(kind, method)?.action;
 }
 
-// The paths without a parameter are found whole, the one with (a product id) as the last segment
-// under its prefix: no pattern to run per request, and one resource object per fixed path.
+// The paths without a parameter are found whole, those with (a product id, an admin site or token)
+// by their parameters as the last segments under their prefix: no pattern to run per request, and
+// one resource object per fixed path.
 const FIXED = new Map<string, Resource>(
   KINDS.filter((kind) => !ROUTES[kind].path.includes("{")).map((kind) => [ROUTES[kind].path, { kind } as Resource]),
 );
 const PRODUCT_PREFIX = ROUTES.product.path.slice(0, ROUTES.product.path.indexOf("{"));
+const SITE_PREFIX = `${ADMIN_PREFIX}/sites/`;
+const TOKEN_PREFIX = `${ADMIN_PREFIX}/tokens/`;
 
-/** Finds the resource of a path: a fixed path whole, else a product id under its prefix; `undefined` is 404. */
+// The one segment after `prefix`, non-empty, or `undefined`.
+function lastSegment(path: string, prefix: string): string | undefined {
+  if (path.length === prefix.length || !path.startsWith(prefix)) return undefined;
+  return path.indexOf("/", prefix.length) === -1 ? path.slice(prefix.length) : undefined;
+}
+
+// An admin path with parameters: /admin/v1/sites/{siteType}/{siteId} or /admin/v1/tokens/{id}.
+function adminResource(path: string): Resource | undefined {
+  const id = lastSegment(path, TOKEN_PREFIX);
+  if (id !== undefined) return { kind: "adminToken", rawId: id };
+  if (!path.startsWith(SITE_PREFIX)) return undefined;
+  const slash = path.indexOf("/", SITE_PREFIX.length);
+  if (slash === -1 || slash === SITE_PREFIX.length || slash === path.length - 1) return undefined;
+  if (path.indexOf("/", slash + 1) !== -1) return undefined;
+  return { kind: "adminSite", rawType: path.slice(SITE_PREFIX.length, slash), rawId: path.slice(slash + 1) };
+}
+
+/** Finds the resource of a path: a fixed path whole, else its parameters under their prefix; `undefined` is 404. */
 export function matchRoute(path: string): Resource | undefined {
   const fixed = FIXED.get(path);
   if (fixed !== undefined) return fixed;
-  if (path.length === PRODUCT_PREFIX.length || !path.startsWith(PRODUCT_PREFIX)) return undefined;
-  if (path.indexOf("/", PRODUCT_PREFIX.length) !== -1) return undefined;
-  return { kind: "product", rawId: path.slice(PRODUCT_PREFIX.length) };
+  const rawId = lastSegment(path, PRODUCT_PREFIX);
+  if (rawId !== undefined) return { kind: "product", rawId };
+  return path.startsWith(ADMIN_PREFIX) ? adminResource(path) : undefined;
 }

@@ -24,6 +24,10 @@ describe("the route table", () => {
       health: "GET, HEAD",
       openapi: "GET, HEAD",
       metrics: "GET, HEAD",
+      adminSites: "GET, HEAD, POST",
+      adminSite: "DELETE",
+      adminTokens: "GET, HEAD, POST",
+      adminToken: "DELETE",
     });
   });
 

@@ -39,7 +39,10 @@ function exampleValues(op: Operation): Record<string, string> {
 }
 
 it("answers every request example of the document as the document declares", async () => {
-  const operations = operationsOf(doc).sort((a, b) => (ORDER[a.method] ?? 9) - (ORDER[b.method] ?? 9));
+  // The admin API's examples need an admin token and a registry: admin-api.test.ts sends them.
+  const operations = operationsOf(doc)
+    .filter(({ op }) => !(op as { tags?: string[] }).tags?.includes("Admin"))
+    .sort((a, b) => (ORDER[a.method] ?? 9) - (ORDER[b.method] ?? 9));
   const check = answerChecker(doc);
   const seen: string[] = [];
   for (const { path, method, op } of operations) {

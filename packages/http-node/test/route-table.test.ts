@@ -16,10 +16,38 @@ const rows = Object.entries(ROUTES).flatMap(([kind, route]) =>
 );
 
 describe("the route table", () => {
-  it("routes every row's path to its resource, a product id under the one path with a parameter", () => {
+  it("routes every row's path to its resource, with its path parameters still encoded", () => {
     for (const { kind, path } of rows) {
-      const expected = path.includes("{") ? { kind, rawId: "p%2F1" } : { kind };
-      expect(matchRoute(path.replace("{productId}", "p%2F1")), path).toEqual(expected);
+      const expected = path.includes("{siteType}")
+        ? { kind, rawType: "t%2F1", rawId: "p%2F1" }
+        : path.includes("{")
+          ? { kind, rawId: "p%2F1" }
+          : { kind };
+      const filled = path.replace("{siteType}", "t%2F1").replace(/\{(productId|siteId|id)\}/, "p%2F1");
+      expect(matchRoute(filled), path).toEqual(expected);
+    }
+    for (const path of ["/admin/v1/sites/a", "/admin/v1/sites/a/", "/admin/v1/sites//b", "/admin/v1/sites/a/b/c"]) {
+      expect(matchRoute(path), path).toBeUndefined();
+    }
+    expect(matchRoute("/admin/v1/tokens/a/b")).toBeUndefined();
+    expect(matchRoute("/admin/v1/tokens/")).toBeUndefined();
+  });
+
+  it("names the scope of every operation that takes a token, and of no other", () => {
+    const expected: Record<string, string> = {
+      get: "read",
+      list: "read",
+      export: "read",
+      single: "import",
+      bulk: "import",
+      csv: "import",
+      patch: "import",
+      delete: "delete",
+    };
+    for (const { method, path, operation } of rows) {
+      const scope = operation.token ? (expected[operation.action] ?? "admin") : undefined;
+      expect(operation.scope, `${method} ${path}`).toBe(scope);
+      if (scope === "admin") expect(path.startsWith("/admin/v1/"), path).toBe(true);
     }
   });
 

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
   IDEMPOTENCY_DEFAULTS,
+  ScopesSchema,
   type Site,
   SiteSchema,
   siteKey,
@@ -55,6 +56,10 @@ const TokenSchema = v.pipe(
       'Must be "*" or a list of sites',
     ),
     defaultSite: v.optional(SiteSchema),
+    // What the audit trail and the admin API call it (default `tokens[<index>]`), and what it may do
+    // (default: every scope but admin, as before scopes existed).
+    name: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty"), v.maxLength(200))),
+    scopes: v.optional(ScopesSchema),
   }),
   v.check((token) => hasOneSecret(token), "Give exactly one of token and tokenSha256"),
 );

@@ -1,15 +1,23 @@
 // The standalone server (`catalog-kit serve`, `npm start`): configuration, store, handler, access
 // log, metrics, graceful stop.
 import { dirname, resolve } from "node:path";
-import { type Catalog, createCatalog, isCatalogError } from "@catalog-kit/catalog-core";
+import {
+  type Catalog,
+  createCatalog,
+  isCatalogError,
+  openTenantRegistry,
+  type TenantRegistry,
+} from "@catalog-kit/catalog-core";
 import {
   type AccessLogEntry,
   type CatalogHandler,
   createCatalogHandler,
+  fileTokenListings,
   type HandlerOptions,
   startServer,
 } from "@catalog-kit/http-node";
 import { type AccessLog, createAccessLog } from "./access-log.ts";
+import { formatAudit } from "./audit-log.ts";
 import { ConfigError, loadConfig, type ServerConfig } from "./config.ts";
 import { demoBanner, demoConfig } from "./demo.ts";
 import { readEnvironment } from "./environment.ts";
@@ -42,6 +50,7 @@ function observer(
 
 function createHandler(
   catalog: Catalog,
+  registry: TenantRegistry,
   config: ServerConfig,
   accessLog: AccessLog | undefined,
   metrics: ServerMetrics | undefined,
@@ -49,6 +58,9 @@ function createHandler(
 ): CatalogHandler {
   const options: HandlerOptions = {
     tokens: config.tokens,
+    registry,
+    // Not batched: an admin action is rare, and its line must not wait on a process that dies.
+    audit: (entry) => process.stdout.write(`${formatAudit(entry)}\n`),
     maxBodyBytes: config.limits.maxBodyBytes,
     maxStreamBytes: config.limits.maxStreamBytes,
     maxConcurrentImports: config.limits.maxConcurrentImports,
@@ -91,18 +103,33 @@ async function serve(): Promise<void> {
   // Relative paths of the storage are the file's, as loadConfig read them; demo mode names none.
   const configDir = configFile === undefined ? process.cwd() : dirname(resolve(configFile));
   const store = await openStore(config.storage, { configDir });
+  const errorLog = createErrorLog((line) => process.stderr.write(line));
   // A key's claim lapses with the longest request that could hold it, should its process die.
   const idempotency = { retentionMs: config.idempotency.retentionMs, leaseMs: config.limits.requestTimeoutMs };
-  const catalog = createCatalog({ store, sites: catalogSites(config), limits: config.limits, idempotency });
+  // Sites and tokens made at run time, read from the store every second; the file's stay in force.
+  const sites = catalogSites(config);
+  const registry = await openTenantRegistry({
+    store,
+    file: { sites, tokens: fileTokenListings(config.tokens) },
+    // An outage is told by the requests and health checks that meet it (and counted in theirs): a
+    // refresh that meets it would be one failed request more every second.
+    onError: (error) => {
+      if (!isCatalogError(error, "STORAGE_UNAVAILABLE")) errorLog.failed(error);
+    },
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const catalog = createCatalog({ store, sites, directory: registry, limits: config.limits, idempotency });
   // Batched: one write per interval instead of one system call per request. Whatever is still
   // queued is written on the way out, so a clean shutdown loses no line.
   const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;
   if (accessLog !== undefined) process.on("exit", accessLog.flush);
   const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats(), store);
-  const errorLog = createErrorLog((line) => process.stderr.write(line));
-  const handler = createHandler(catalog, config, accessLog, metrics, errorLog);
+  const handler = createHandler(catalog, registry, config, accessLog, metrics, errorLog);
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
+      registry.close();
       await catalog.close(); // an open store connection would keep the failed process alive
       throw error;
     },
@@ -114,6 +141,7 @@ async function serve(): Promise<void> {
   // Handlers first: a signal that arrives right after the banner must already stop gracefully.
   stopOnSignals(async () => {
     await Promise.all([server.close(), metricsServer?.close()]);
+    registry.close();
     await catalog.close();
     accessLog?.flush();
   });

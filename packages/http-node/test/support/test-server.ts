@@ -70,6 +70,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const catalog = createCatalog({
     store,
     sites: SITES,
+    ...(handlerOptions.registry === undefined ? {} : { directory: handlerOptions.registry }),
     ...(maxProducts === undefined ? {} : { limits: { maxProductsPerRequest: maxProducts } }),
   });
   const log: AccessLogEntry[] = [];
