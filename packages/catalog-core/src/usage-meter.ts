@@ -83,11 +83,15 @@ class Window implements WindowCount, Settled {
   lastUsed = 0;
   attached = true;
 
-  constructor(
-    private readonly meter: Meter,
-    readonly key: string,
-    readonly windowMs: number,
-  ) {}
+  private readonly meter: Meter;
+  readonly key: string;
+  readonly windowMs: number;
+
+  constructor(meter: Meter, key: string, windowMs: number) {
+    this.meter = meter;
+    this.key = key;
+    this.windowMs = windowMs;
+  }
 
   private roll(now: number): void {
     this.touched = true;
@@ -171,11 +175,12 @@ class Running implements RunningCount, Settled {
   lastUsed: number;
   attached = true;
 
-  constructor(
-    private readonly meter: Meter,
-    readonly key: string,
-    now: number,
-  ) {
+  private readonly meter: Meter;
+  readonly key: string;
+
+  constructor(meter: Meter, key: string, now: number) {
+    this.meter = meter;
+    this.key = key;
     this.lastUsed = now;
   }
 

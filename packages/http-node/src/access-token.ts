@@ -1,6 +1,6 @@
 // The rules of an access token, in one place: the configuration file's schema (config.ts) and the
 // token check built from code (auth.ts) both apply these, each with the messages of its audience.
-import { type Site, siteKey } from "@catalog-kit/catalog-core";
+import { type RateLimits, type Site, siteKey } from "@catalog-kit/catalog-core";
 
 /** One access token and the sites it may use. */
 export interface AccessToken {
@@ -12,6 +12,8 @@ export interface AccessToken {
   readonly sites: "*" | readonly Site[];
   /** Where imports without `siteId`/`siteType` go; defaults to the only site of a one-site token. */
   readonly defaultSite?: Site | undefined;
+  /** This token's rate limits, each replacing the handler's `rateLimits` of its kind. */
+  readonly rateLimits?: RateLimits | undefined;
 }
 
 /** A `tokenSha256`: 64 hexadecimal digits, either case. */

@@ -1,7 +1,7 @@
 // Token lookup in constant time, and what a token's grant covers: its sites and its default site
 // (site-access.ts weighs them for a request).
 import { hash, timingSafeEqual } from "node:crypto";
-import { type Site, siteKey } from "@catalog-kit/catalog-core";
+import { type RateLimits, type Site, siteKey } from "@catalog-kit/catalog-core";
 import { type AccessToken, HEX_SHA256, hasOneSecret, isTokenSite } from "./access-token.ts";
 import { HttpError } from "./problem.ts";
 
@@ -11,10 +11,14 @@ export interface Grant {
   covers(site: Site): boolean;
   /** Site of imports that name none, if the token has one. */
   readonly defaultSite: Site | undefined;
+  /** The token's stable id, which its usage is counted under: `file:<index>` for a configured token. */
+  readonly tokenId: string;
+  /** The token's own rate limits, each over the handler's default; `undefined`: the default's. */
+  readonly rateLimits: RateLimits | undefined;
 }
 
 /** The grant of a request that needs no token (health, this document): it covers no site. */
-export const NO_GRANT: Grant = { covers: () => false, defaultSite: undefined };
+export const NO_GRANT: Grant = { covers: () => false, defaultSite: undefined, tokenId: "", rateLimits: undefined };
 
 interface Entry extends Grant {
   readonly digest: Buffer;
@@ -40,12 +44,14 @@ function entryOf(token: AccessToken, index: number): Entry {
   if (token.defaultSite !== undefined && !isTokenSite(token.sites, token.defaultSite)) {
     throw new TypeError(`tokens[${index}].defaultSite: must be one of the token's sites`);
   }
+  const tokenId = `file:${index}`;
+  const { rateLimits } = token;
   if (token.sites === "*") {
-    return { digest, covers: () => true, defaultSite: token.defaultSite };
+    return { digest, covers: () => true, defaultSite: token.defaultSite, tokenId, rateLimits };
   }
   const keys = new Set(token.sites.map(siteKey));
   const defaultSite = token.defaultSite ?? (token.sites.length === 1 ? token.sites[0] : undefined);
-  return { digest, covers: (site) => keys.has(siteKey(site)), defaultSite };
+  return { digest, covers: (site) => keys.has(siteKey(site)), defaultSite, tokenId, rateLimits };
 }
 
 /** Returns the grant of a presented token; throws `UNAUTHORIZED` for a missing or unknown one. */

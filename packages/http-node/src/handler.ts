@@ -97,6 +97,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         import: undefined,
         headers: undefined,
       };
+      if (operation.token) services.rates.admit(ctx);
       await operation.serve(ctx);
     } catch (error) {
       try {

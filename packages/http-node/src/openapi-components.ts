@@ -123,6 +123,12 @@ const parameters = {
 /** The `X-Request-Id` header every answer carries. */
 export const REQUEST_ID_HEADER = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
 
+/** The headers of every answer to an authenticated request when the token has rate limits. */
+export const RATE_LIMIT_HEADERS = {
+  "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
+  RateLimit: { $ref: "#/components/headers/RateLimit" },
+};
+
 /** The `ETag` header of an answer about one product. */
 export const ETAG_HEADER = { ETag: { $ref: "#/components/headers/ETag" } };
 
@@ -161,6 +167,19 @@ export function openApiComponents(maxProductsPerRequest: number): object {
       RequestId: {
         description: "The request's id: the client's X-Request-Id when valid, else a generated one",
         schema: { type: "string" },
+      },
+      RateLimitPolicy: {
+        description:
+          'The token\'s quotas (draft-ietf-httpapi-ratelimit-headers-11), when it has any: `"requests"` a minute (`q`, `w=60`, every authenticated request counts one), `"import-bytes"` a minute (`qu="content-bytes"`: import bodies as received), `"imports"` of one site running at once (`qu="concurrent-requests"`). Minutes are aligned to the clock; the quotas hold for every server on the storage, within a margin of what the others admitted in the last half second.',
+        schema: { type: "string" },
+        example:
+          '"requests";q=6000;w=60, "import-bytes";q=2147483648;qu="content-bytes";w=60, "imports";q=2;qu="concurrent-requests"',
+      },
+      RateLimit: {
+        description:
+          "What is left of each quota of `RateLimit-Policy`: `r` units, and for a minute's quota `t` seconds until it is given back; `\"imports\"` (the places left among the site's running imports) on an import's answer only. Absent when no quota has a value to give.",
+        schema: { type: "string" },
+        example: '"requests";r=5999;t=37, "import-bytes";r=2147483648;t=37',
       },
       ETag: {
         description:
@@ -276,6 +295,15 @@ export function openApiComponents(maxProductsPerRequest: number): object {
           },
           limit: { type: "integer" },
           received: { type: "integer" },
+          quota: {
+            type: "string",
+            enum: ["requests", "import-bytes", "imports"],
+            description: "`RATE_LIMITED`: the quota spent, as `RateLimit-Policy` names it; `limit` is its quota",
+          },
+          window: {
+            type: "integer",
+            description: "`RATE_LIMITED`: the quota's window in seconds (none for `imports`)",
+          },
         },
         required: ["type", "title", "status", "detail", "code", "errors", "errorCount"],
       },

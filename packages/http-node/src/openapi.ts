@@ -10,7 +10,15 @@ import {
 } from "@catalog-kit/catalog-core";
 import manifest from "../package.json" with { type: "json" };
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
-import { ETAG_HEADER, json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
+import {
+  ETAG_HEADER,
+  json,
+  openApiComponents,
+  problem,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID_HEADER,
+  ref,
+} from "./openapi-components.ts";
 import { EXAMPLES, FEED_QUERY, RAW_EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
 import type { Operation, OperationDoc, PublishedLimits, RawBody } from "./operation.ts";
 import { MERGE_PATCH_TYPE } from "./patch.ts";
@@ -83,6 +91,41 @@ const UNAVAILABLE = {
   ...problem("Storage unavailable (`STORAGE_UNAVAILABLE`)"),
   headers: { ...REQUEST_ID_HEADER, "Retry-After": { schema: { type: "integer", example: RETRY_AFTER_SECONDS } } },
 };
+const RATE_LIMITED = {
+  ...problem(
+    '`RATE_LIMITED`: a quota of the token\'s `RateLimit-Policy` is spent; the body names it (`quota`, `limit`, `window`). Send the request again after `Retry-After` (the seconds until the minute ends; 5 for `"imports"`)',
+  ),
+  headers: { ...REQUEST_ID_HEADER, "Retry-After": { schema: { type: "integer", example: 37 } } },
+  content: {
+    "application/problem+json": {
+      schema: ref("Problem"),
+      example: {
+        type: "urn:catalog-kit:problem:rate-limited",
+        title: "Rate limit reached",
+        status: 429,
+        detail: 'The token\'s quota "requests" is spent: 6000 in 60 s; try again in 37 s',
+        code: "RATE_LIMITED",
+        errors: [],
+        errorCount: 0,
+        limit: 6000,
+        quota: "requests",
+        window: 60,
+      },
+    },
+  },
+};
+
+// Every answer to an authenticated request carries the token's rate limit headers, when it has
+// limits; a refused token (401) has none.
+function rateLimited(answers: Record<string, object>): Record<string, object> {
+  const all: Record<string, object> = {};
+  for (const [status, answer] of Object.entries(answers)) {
+    const { headers } = answer as { headers?: object };
+    all[status] = status === "401" ? answer : { ...answer, headers: { ...headers, ...RATE_LIMIT_HEADERS } };
+  }
+  return all;
+}
+
 // No client error is sent here today; the range is listed so that clients handle one if it comes.
 const RESERVED_4XX = problem("No client error is sent by this operation today; any in future is problem+json");
 const DEFAULT_PROBLEM = {
@@ -186,15 +229,16 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
   const storage = doc.storage ? { "503": UNAVAILABLE } : {};
   if (!op.token) return { "200": success, "4XX": RESERVED_4XX, ...storage, default: DEFAULT_PROBLEM };
   const missing = clientErrors(op, doc);
-  return {
+  return rateLimited({
     "200": success,
     "400": problem(notFound === 400 ? `${missing.codes}, ${missing.notFound}` : missing.codes),
     ...(notFound === 404 ? { "404": problem(missing.notFound) } : {}),
     ...bodyResponses(op, doc),
     "401": problem("Access token missing or invalid (`UNAUTHORIZED`)"),
+    "429": RATE_LIMITED,
     ...storage,
     default: DEFAULT_PROBLEM,
-  };
+  });
 }
 
 // The parameters of an operation: its path's, its query's, the request id, and an import's

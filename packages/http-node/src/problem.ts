@@ -67,6 +67,7 @@ const STATUS: Record<ProblemCode, number> = {
   SKU_CONFLICT: 400,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  RATE_LIMITED: 429,
   PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   TOO_MANY_PRODUCTS: 413,
@@ -92,6 +93,7 @@ const TITLE: Record<ProblemCode, string> = {
   SKU_CONFLICT: "SKU conflict",
   IDEMPOTENCY_KEY_REUSED: "Idempotency key used for another request",
   IDEMPOTENCY_KEY_IN_USE: "Idempotency key in use",
+  RATE_LIMITED: "Rate limit reached",
   PAYLOAD_TOO_LARGE: "Request body too large",
   REQUEST_TIMEOUT: "Request body stalled",
   TOO_MANY_PRODUCTS: "Too many products",
@@ -129,6 +131,10 @@ export interface ProblemBody {
   readonly instance?: string;
   readonly limit?: number;
   readonly received?: number;
+  /** For `RATE_LIMITED`: the quota spent (`requests`, `import-bytes`, `imports`), as `RateLimit-Policy` names it. */
+  readonly quota?: string;
+  /** For `RATE_LIMITED`: the quota's window in seconds; absent for `imports`, a count of what runs at once. */
+  readonly window?: number;
 }
 
 /** A problem ready to send: status, body and the headers it needs. */
@@ -174,8 +180,13 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
   let limit: number | undefined;
   let received: number | undefined;
   let headers: Readonly<Record<string, string>> | undefined;
+  let rate: { quota?: string; window?: number } = {};
   if (error instanceof CatalogError) {
     ({ code, problems, errorCount, limit, received } = error);
+    if (error.quota !== undefined) {
+      rate = error.window === undefined ? { quota: error.quota } : { quota: error.quota, window: error.window };
+      if (error.retryAfter !== undefined) headers = { "retry-after": String(error.retryAfter) };
+    }
     detail = clip(error.message);
   } else if (error instanceof HttpError) {
     ({ code, problems, limit, received, headers } = error);
@@ -198,6 +209,7 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
     errorCount: Math.max(errorCount, problems.length),
     ...(limit === undefined ? {} : { limit }),
     ...(received === undefined ? {} : { received }),
+    ...rate,
   };
   return { status, body, headers };
 }

@@ -26,6 +26,14 @@ export function sendJson(
   res.end(text);
 }
 
+/** The headers every answer to the request carries (`ctx.headers`: rate limits, `Deprecation`) and `own`. */
+export function answerHeaders(
+  shared: Readonly<Record<string, string>> | undefined,
+  own: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  return shared === undefined ? own : { ...shared, ...own };
+}
+
 function plural(count: number): string {
   return count === 1 ? "product" : "products";
 }
