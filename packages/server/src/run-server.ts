@@ -1,7 +1,13 @@
 // The standalone server (`catalog-kit serve`, `npm start`): configuration, store, handler, access
 // log, metrics, graceful stop.
 import { dirname, resolve } from "node:path";
-import { type Catalog, createCatalog, isCatalogError } from "@catalog-kit/catalog-core";
+import {
+  type Catalog,
+  createCatalog,
+  createUsageMeter,
+  isCatalogError,
+  type UsageMeter,
+} from "@catalog-kit/catalog-core";
 import {
   type AccessLogEntry,
   type CatalogHandler,
@@ -46,9 +52,12 @@ function createHandler(
   accessLog: AccessLog | undefined,
   metrics: ServerMetrics | undefined,
   errorLog: ErrorLog,
+  usageMeter: UsageMeter,
 ): CatalogHandler {
   const options: HandlerOptions = {
     tokens: config.tokens,
+    ...(config.rateLimits === undefined ? {} : { rateLimits: config.rateLimits }),
+    usageMeter,
     maxBodyBytes: config.limits.maxBodyBytes,
     maxStreamBytes: config.limits.maxStreamBytes,
     maxConcurrentImports: config.limits.maxConcurrentImports,
@@ -100,7 +109,10 @@ async function serve(): Promise<void> {
   if (accessLog !== undefined) process.on("exit", accessLog.flush);
   const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats(), store);
   const errorLog = createErrorLog((line) => process.stderr.write(line));
-  const handler = createHandler(catalog, config, accessLog, metrics, errorLog);
+  // Rate limits are counted over the store, so that they hold for every server on it; a meter
+  // nobody counts with (no limits) never settles.
+  const usageMeter = createUsageMeter({ store, onError: (error) => errorLog.failed(error) });
+  const handler = createHandler(catalog, config, accessLog, metrics, errorLog, usageMeter);
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
       await catalog.close(); // an open store connection would keep the failed process alive
@@ -114,6 +126,7 @@ async function serve(): Promise<void> {
   // Handlers first: a signal that arrives right after the banner must already stop gracefully.
   stopOnSignals(async () => {
     await Promise.all([server.close(), metricsServer?.close()]);
+    await usageMeter.close();
     await catalog.close();
     accessLog?.flush();
   });

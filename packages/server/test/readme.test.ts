@@ -31,6 +31,7 @@ it("the configuration file's table lists every key of the schema, and no other",
     ...Object.keys(limits).map((key) => `limits.${key}`),
     ...Object.keys(ConfigSchema.entries.idempotency.wrapped.entries).map((key) => `idempotency.${key}`),
     "tokens[].defaultSite",
+    "tokens[].rateLimits",
     ...Object.keys(ConfigSchema.entries.sites.pipe[0].item.entries)
       .filter((key) => key !== "siteId" && key !== "siteType")
       .map((key) => `sites[].${key}`),
