@@ -7,7 +7,7 @@ import type { RequestContext } from "./context.ts";
 import type { ProblemEntry } from "./problem.ts";
 import { decodeProductId } from "./request-target.ts";
 import { requestSite } from "./site-access.ts";
-import { answerHeaders, sendJson } from "./success.ts";
+import { sendJson } from "./success.ts";
 
 const ANY_FIELD: LookupOptions = {};
 const BY_ID: LookupOptions = { by: "id" };
@@ -53,7 +53,7 @@ export async function serveGet(ctx: RequestContext): Promise<void> {
   if (noneMatch !== undefined && !noneMatchHolds(noneMatch, tag))
     return sendNotModified(ctx.res, tag, ctx.requestId, ctx.headers);
   const text = view === "full" ? encodeProduct(product) : productViewJson(product);
-  sendJson(ctx.res, text, ctx.requestId, answerHeaders(ctx.headers, { etag: tag }));
+  sendJson(ctx.res, text, ctx.requestId, { etag: tag }, ctx.headers);
 }
 
 /** Deletes the product GET would return, freeing its sku, and answers `{ message }`; with `If-Match`, only that copy. */
@@ -63,5 +63,5 @@ export async function serveDelete(ctx: RequestContext): Promise<void> {
   const call = ifMatch === undefined ? options : { ...options, ifMatch: strongTags(ifMatch) };
   const product = await ctx.services.catalog.deleteProduct(site, key, call);
   const message = JSON.stringify({ message: `Product "${product.id}" (sku "${product.sku}") deleted` });
-  sendJson(ctx.res, message, ctx.requestId, answerHeaders(ctx.headers, etagOf(product)));
+  sendJson(ctx.res, message, ctx.requestId, etagOf(product), ctx.headers);
 }

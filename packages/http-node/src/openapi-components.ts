@@ -177,9 +177,9 @@ export function openApiComponents(maxProductsPerRequest: number): object {
       },
       RateLimit: {
         description:
-          "What is left of each quota of `RateLimit-Policy`: `r` units, and for a minute's quota `t` seconds until it is given back; `\"imports\"` (the places left among the site's running imports) on an import's answer only. Absent when no quota has a value to give.",
+          'What is left of each quota of `RateLimit-Policy`: `r` units, and for a minute\'s quota `t` seconds until it is given back; only the quotas the request spends: `"requests"` on every answer, `"import-bytes"` and `"imports"` (the places left among the site\'s running imports) on an import\'s. Absent when no quota has a value to give.',
         schema: { type: "string" },
-        example: '"requests";r=5999;t=37, "import-bytes";r=2147483648;t=37',
+        example: '"requests";r=5998;t=37, "import-bytes";r=2147482000;t=37, "imports";r=1',
       },
       ETag: {
         description:

@@ -8,7 +8,7 @@ import { etagOf, readTagList, strongTags } from "./conditional.ts";
 import type { RequestContext } from "./context.ts";
 import { targetOf } from "./lookup.ts";
 import { parseFlag } from "./request-target.ts";
-import { answerHeaders, sendJson } from "./success.ts";
+import { sendJson } from "./success.ts";
 
 /** The media type of a JSON Merge Patch; `application/json` (any JSON type) is read the same. */
 export const MERGE_PATCH_TYPE = "application/merge-patch+json";
@@ -28,7 +28,7 @@ export async function servePatch(ctx: RequestContext): Promise<void> {
     const patch = parseJson(await readBody(req, res, { limit, idleMs: services.idleMs, gzip }));
     const call = { ...options, dryRun, ...(ifMatch === undefined ? {} : { ifMatch: strongTags(ifMatch) }) };
     const product = await services.catalog.patchProduct(site, key, patch, call);
-    sendJson(res, encodeProduct(product), ctx.requestId, answerHeaders(ctx.headers, etagOf(product)));
+    sendJson(res, encodeProduct(product), ctx.requestId, etagOf(product), ctx.headers);
   } finally {
     release();
   }

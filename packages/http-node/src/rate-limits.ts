@@ -37,7 +37,9 @@ interface Plan {
   readonly importsPerSite: number | undefined;
   readonly requests: WindowCount | undefined;
   readonly bytes: WindowCount | undefined;
-  readonly policy: Readonly<Record<string, string>>;
+  /** The `RateLimit-Policy` field, and the headers of an answer that has no `RateLimit` field. */
+  readonly policy: string;
+  readonly policyOnly: Readonly<Record<string, string>>;
 }
 
 /** What a body's limiter says of each chunk: an error cuts the body off. */
@@ -93,6 +95,7 @@ export function createRateLimiter(
       return undefined;
     }
     const owner = grant.tokenId;
+    const policy = policyOf(requestsPerMinute ?? Infinity, importBytesPerMinute ?? Infinity, importsPerSite);
     const plan: Plan = {
       owner,
       requestsPerMinute: requestsPerMinute ?? Infinity,
@@ -100,18 +103,23 @@ export function createRateLimiter(
       importsPerSite,
       requests: requestsPerMinute === undefined ? undefined : meter.window(owner, "requests", WINDOW_MS),
       bytes: importBytesPerMinute === undefined ? undefined : meter.window(owner, "import-bytes", WINDOW_MS),
-      policy: {
-        "ratelimit-policy": policyOf(requestsPerMinute ?? Infinity, importBytesPerMinute ?? Infinity, importsPerSite),
-      },
+      policy,
+      policyOnly: { "ratelimit-policy": policy },
     };
     plans.set(grant, plan);
     return plan;
   }
 
-  // The `RateLimit` field: each windowed quota's remaining units and seconds to its reset, and on
-  // an import, the places left among its site's imports.
-  function headersOf(plan: Plan, now: number, imports?: number): Readonly<Record<string, string>> {
-    const { requests, bytes } = plan;
+  // The places left among the running imports of a request's site, once it took one.
+  const placesLeft = new WeakMap<RequestContext, number>();
+
+  // The `RateLimit` field: the quotas the request spends (a GET, requests only; an import, its
+  // bytes too, and the places left among its site's imports), each's remaining units and seconds
+  // to its reset. Only these: every byte of a header costs each answer's writing.
+  function headersOf(plan: Plan, now: number, ctx?: RequestContext): Readonly<Record<string, string>> {
+    const { requests } = plan;
+    const bytes = ctx === undefined ? undefined : plan.bytes;
+    const imports = ctx === undefined ? undefined : placesLeft.get(ctx);
     let field = "";
     if (requests !== undefined) {
       const left = Math.max(0, plan.requestsPerMinute - requests.used(now));
@@ -126,7 +134,7 @@ export function createRateLimiter(
       const item = `"imports";r=${Math.max(0, imports)}`;
       field = field === "" ? item : `${field}, ${item}`;
     }
-    return field === "" ? plan.policy : { ...plan.policy, ratelimit: field };
+    return field === "" ? plan.policyOnly : { "ratelimit-policy": plan.policy, ratelimit: field };
   }
 
   const secondsLeft = (count: WindowCount, now: number) => Math.max(1, Math.ceil((count.endOf(now) - now) / 1_000));
@@ -153,7 +161,7 @@ export function createRateLimiter(
       const limit = plan.importBytesPerMinute;
       const now = meter.now();
       const refuse = (at: number) => {
-        setHeaders(ctx, headersOf(plan, at));
+        setHeaders(ctx, headersOf(plan, at, ctx));
         return rateLimited("import-bytes", limit, RATE_WINDOW_SECONDS, secondsLeft(bytes, at));
       };
       if (Number.isSafeInteger(declared) && declared >= 0) {
@@ -166,7 +174,7 @@ export function createRateLimiter(
         }
         // Taken whole before a byte is read: two bodies of one token never both count on the same bytes left.
         if (!bytes.take(now, declared, limit)) throw refuse(now);
-        setHeaders(ctx, headersOf(plan, now));
+        setHeaders(ctx, headersOf(plan, now, ctx));
         return undefined;
       }
       if (bytes.used(now) >= limit) throw refuse(now);
@@ -183,7 +191,8 @@ export function createRateLimiter(
       const now = meter.now();
       const running = meter.running(plan.owner, `imports:${siteKey(site)}`);
       const leave = running.enter(now, limit);
-      setHeaders(ctx, headersOf(plan, now, limit - running.running()));
+      placesLeft.set(ctx, limit - running.running());
+      setHeaders(ctx, headersOf(plan, now, ctx));
       if (leave === undefined) throw rateLimited("imports", limit, undefined, IMPORTS_RETRY_SECONDS);
       return leave;
     },
