@@ -194,6 +194,57 @@ describe("a running count", () => {
     expect(runA.running()).toBe(1);
   });
 
+  it("never lets more than the limit run across meters that settle twice between two starts (fast-check)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(
+          fc.record({
+            meter: fc.nat(2),
+            leave: fc.boolean(),
+            gap: fc.integer({ min: 0, max: 1_500 }),
+            order: fc.nat(5),
+          }),
+          { maxLength: 80 },
+        ),
+        async (limit, steps) => {
+          const { state, now } = clock();
+          const all = meters(3, now);
+          const counts = all.map((meter) => meter.running("t", "imports:shop"));
+          const running: (() => void)[][] = all.map(() => []);
+          for (const { meter, leave, gap, order } of steps) {
+            state.t += gap;
+            const at = meter % all.length;
+            if (leave) running[at]?.pop()?.();
+            else {
+              const release = counts[at]?.enter(now(), limit);
+              if (release !== undefined) running[at]?.push(release);
+            }
+            expect(running.reduce((sum, own) => sum + own.length, 0)).toBeLessThanOrEqual(limit);
+            // Every meter settles twice before the next step, in an order of the step's choosing:
+            // once to report, once to read what the others reported (a start is unseen until both).
+            const turn = [...all.slice(order % all.length), ...all.slice(0, order % all.length)];
+            for (const each of [...turn, ...turn]) await each.settle();
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("still sees another meter's imports in a new slot before that meter has reported into it", async () => {
+    const { state, now } = clock();
+    const [a, b] = meters(2, now) as [UsageMeter, UsageMeter];
+    a.running("t", "imports:shop").enter(now(), 5);
+    await a.settle();
+    const runB = b.running("t", "imports:shop");
+    await b.settle();
+    expect(runB.running()).toBe(1);
+    state.t += RUNNING_SLOT_MS;
+    await b.settle();
+    expect(runB.running()).toBe(1);
+  });
+
   it("counts an import that started and ended between two settles in the next report", async () => {
     const { now } = clock();
     const [a, b] = meters(2, now) as [UsageMeter, UsageMeter];
