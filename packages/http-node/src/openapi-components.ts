@@ -1,6 +1,7 @@
 // The components of the OpenAPI document: parameters, headers and schemas, the product schemas
 // generated from the catalog's own validation schemas; and the helpers the operations share.
 import { productJsonSchemas } from "@catalog-kit/catalog-core";
+import { RATE_LIMIT_HEADER_COMPONENTS } from "./openapi-rate-limits.ts";
 import { READING_PARAMETERS } from "./openapi-reading.ts";
 import { PROBLEM_STATUSES } from "./problem.ts";
 
@@ -123,12 +124,6 @@ const parameters = {
 /** The `X-Request-Id` header every answer carries. */
 export const REQUEST_ID_HEADER = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
 
-/** The headers of every answer to an authenticated request when the token has rate limits. */
-export const RATE_LIMIT_HEADERS = {
-  "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
-  RateLimit: { $ref: "#/components/headers/RateLimit" },
-};
-
 /** The `ETag` header of an answer about one product. */
 export const ETAG_HEADER = { ETag: { $ref: "#/components/headers/ETag" } };
 
@@ -168,19 +163,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
         description: "The request's id: the client's X-Request-Id when valid, else a generated one",
         schema: { type: "string" },
       },
-      RateLimitPolicy: {
-        description:
-          'The token\'s quotas (draft-ietf-httpapi-ratelimit-headers-11), when it has any: `"requests"` a minute (`q`, `w=60`, every authenticated request counts one), `"import-bytes"` a minute (`qu="content-bytes"`: import bodies as received), `"imports"` of one site running at once (`qu="concurrent-requests"`). Minutes are aligned to the clock; the quotas hold for every server on the storage, within a margin of what the others admitted in the last half second.',
-        schema: { type: "string" },
-        example:
-          '"requests";q=6000;w=60, "import-bytes";q=2147483648;qu="content-bytes";w=60, "imports";q=2;qu="concurrent-requests"',
-      },
-      RateLimit: {
-        description:
-          'What is left of each quota of `RateLimit-Policy`: `r` units, and for a minute\'s quota `t` seconds until it is given back; only the quotas the request spends: `"requests"` on every answer, `"import-bytes"` and `"imports"` (the places left among the site\'s running imports) on an import\'s. Absent when no quota has a value to give.',
-        schema: { type: "string" },
-        example: '"requests";r=5998;t=37, "import-bytes";r=2147482000;t=37, "imports";r=1',
-      },
+      ...RATE_LIMIT_HEADER_COMPONENTS,
       ETag: {
         description:
           "The strong entity tag of the stored product: the same in every view, changed by any change of any field; send it back in `If-Match` (PATCH, DELETE) or `If-None-Match` (GET)",

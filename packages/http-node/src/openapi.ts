@@ -10,16 +10,9 @@ import {
 } from "@catalog-kit/catalog-core";
 import manifest from "../package.json" with { type: "json" };
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
-import {
-  ETAG_HEADER,
-  json,
-  openApiComponents,
-  problem,
-  RATE_LIMIT_HEADERS,
-  REQUEST_ID_HEADER,
-  ref,
-} from "./openapi-components.ts";
+import { ETAG_HEADER, json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES, FEED_QUERY, RAW_EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
+import { RATE_LIMITED_EXAMPLE, rateLimited } from "./openapi-rate-limits.ts";
 import type { Operation, OperationDoc, PublishedLimits, RawBody } from "./operation.ts";
 import { MERGE_PATCH_TYPE } from "./patch.ts";
 import { RETRY_AFTER_SECONDS } from "./problem.ts";
@@ -99,32 +92,10 @@ const RATE_LIMITED = {
   content: {
     "application/problem+json": {
       schema: ref("Problem"),
-      example: {
-        type: "urn:catalog-kit:problem:rate-limited",
-        title: "Rate limit reached",
-        status: 429,
-        detail: 'The token\'s quota "requests" is spent: 6000 in 60 s; try again in 37 s',
-        code: "RATE_LIMITED",
-        errors: [],
-        errorCount: 0,
-        limit: 6000,
-        quota: "requests",
-        window: 60,
-      },
+      example: RATE_LIMITED_EXAMPLE,
     },
   },
 };
-
-// Every answer to an authenticated request carries the token's rate limit headers, when it has
-// limits; a refused token (401) has none.
-function rateLimited(answers: Record<string, object>): Record<string, object> {
-  const all: Record<string, object> = {};
-  for (const [status, answer] of Object.entries(answers)) {
-    const { headers } = answer as { headers?: object };
-    all[status] = status === "401" ? answer : { ...answer, headers: { ...headers, ...RATE_LIMIT_HEADERS } };
-  }
-  return all;
-}
 
 // No client error is sent here today; the range is listed so that clients handle one if it comes.
 const RESERVED_4XX = problem("No client error is sent by this operation today; any in future is problem+json");

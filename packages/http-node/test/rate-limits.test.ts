@@ -244,3 +244,24 @@ describe("imports per site", () => {
     expect(after.headers.get("ratelimit")).toBe('"imports";r=0');
   });
 });
+
+describe("/openapi.json", () => {
+  it("describes the rate limit headers on every answer to a token and the 429 with its problem body", async () => {
+    server = await startTestServer();
+    const doc = (await (await server.request("GET", "/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+      components: { headers: Record<string, unknown> };
+    };
+    const get = doc.paths["/external/product/v1/{productId}"]?.get;
+    expect(Object.keys(get?.responses["200"]?.headers ?? {})).toEqual(
+      expect.arrayContaining(["RateLimit-Policy", "RateLimit"]),
+    );
+    expect(get?.responses["401"]?.headers).not.toHaveProperty("RateLimit");
+    expect(get?.responses["429"]).toMatchObject({
+      headers: { "Retry-After": {}, RateLimit: {} },
+      content: { "application/problem+json": { example: { code: "RATE_LIMITED", quota: "requests" } } },
+    });
+    expect(doc.components.headers).toHaveProperty("RateLimitPolicy");
+    expect(doc.paths["/healthz"]?.get?.responses["200"]?.headers).not.toHaveProperty("RateLimit");
+  });
+});
