@@ -88,7 +88,7 @@ export function createServices(catalog: Catalog, options: HandlerOptions): Servi
     notFoundStatus,
     admission,
     imports,
-    rates: createRateLimiter(options.rateLimits, options.usageMeter),
+    rates: createRateLimiter(options.rateLimits, options.usageMeter, options.tokens),
     onError: options.onError ?? ((error) => console.error("Internal error while handling a request:", error)),
     metrics: options.metrics,
     siteCurrency: options.siteCurrency ?? (() => undefined),

@@ -5,11 +5,14 @@ import {
   CatalogError,
   createUsageMeter,
   type RateLimits,
+  RateLimitsSchema,
   type Site,
   siteKey,
   type UsageMeter,
   type WindowCount,
 } from "@catalog-kit/catalog-core";
+import * as v from "valibot";
+import type { AccessToken } from "./access-token.ts";
 import type { Grant } from "./auth.ts";
 import type { RequestContext } from "./context.ts";
 import { HttpError } from "./problem.ts";
@@ -76,11 +79,28 @@ function policyOf(requests: number, bytes: number, imports: number | undefined):
   return items.join(", ");
 }
 
-/** Creates the rate limits of a handler: `defaults` for tokens without their own, counted on `meter`. */
+// A handler's limits are checked when it is made, each bad one named: a quota of 0 would refuse
+// every request, at run time, with no word of why.
+function checkLimits(limits: RateLimits | undefined, where: string): void {
+  if (limits === undefined) return;
+  const result = v.safeParse(RateLimitsSchema, limits);
+  if (result.success) return;
+  const [issue] = result.issues;
+  const path = issue.path?.map((item) => String(item.key)).join(".");
+  throw new RangeError(`${where}${path === undefined ? "" : `.${path}`}: ${issue.message}`);
+}
+
+/**
+ * Creates the rate limits of a handler: `defaults` for tokens without their own, counted on
+ * `meter`; throws `RangeError` naming a bad quota of `defaults` or of a token's own.
+ */
 export function createRateLimiter(
   defaults: RateLimits | undefined,
   meter: UsageMeter = createUsageMeter(),
+  tokens: readonly AccessToken[] = [],
 ): RateLimiter {
+  checkLimits(defaults, "rateLimits");
+  for (const [index, token] of tokens.entries()) checkLimits(token.rateLimits, `tokens[${index}].rateLimits`);
   const plans = new WeakMap<Grant, Plan | null>();
 
   function planOf(grant: Grant): Plan | undefined {

@@ -5,7 +5,7 @@
 import { request as httpRequest } from "node:http";
 import { createUsageMeter, type RateLimits } from "@catalog-kit/catalog-core";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AccessToken } from "../src/index.ts";
+import { type AccessToken, createCatalogHandler, type HandlerOptions } from "../src/index.ts";
 import {
   BASE_TOKENS,
   product,
@@ -91,6 +91,21 @@ describe("rate limit headers", () => {
     const refused = await get("not-a-token");
     expect(refused.status).toBe(401);
     expect(refused.headers.get("ratelimit-policy")).toBeNull();
+  });
+});
+
+describe("the handler's options", () => {
+  it("refuse a bad quota, by default or of a token, naming it, when the handler is made", async () => {
+    server = await startTestServer();
+    const { catalog } = server;
+    const make = (options: Partial<HandlerOptions>) => () =>
+      createCatalogHandler(catalog, { tokens: BASE_TOKENS, ...options });
+    expect(make({ rateLimits: { requestsPerMinute: 0 } })).toThrow(
+      new RangeError("rateLimits.requestsPerMinute: Must be at least 1"),
+    );
+    const tokens = [...BASE_TOKENS, { token: OWN, sites: "*" as const, rateLimits: { importsPerSite: 1.5 } }];
+    expect(make({ tokens })).toThrow(new RangeError("tokens[6].rateLimits.importsPerSite: Must be a whole number"));
+    expect(make({ rateLimits: { requestsPerMinute: 10 } })).not.toThrow();
   });
 });
 
