@@ -23,6 +23,8 @@ const { values } = parseArgs({
     requests: { type: "string", default: "10000" },
     warmup: { type: "string", default: "10000" },
     functions: { type: "string", default: "25" },
+    // Only these servers (repeatable), such as `--server handler --server "handler, rate limits"`.
+    server: { type: "string", multiple: true },
   },
 });
 const requests = Number(values.requests);
@@ -56,6 +58,8 @@ const serverArgs = ["--storage", "memory", "--preload", String(stored)];
 const SERVERS: Record<string, Start> = {
   fastify: (file) => startServer("servers/fastify.ts", serverArgs, callgrindLauncher(file)),
   handler: (file) => startServer("servers/catalog.ts", serverArgs, callgrindLauncher(file)),
+  "handler, rate limits": (file) =>
+    startServer("servers/catalog.ts", [...serverArgs, "--rate-limits"], callgrindLauncher(file)),
   "npm start": (file) => startNpmStart(undefined, undefined, callgrindLauncher(file)),
   "npm start, log and metrics off": (file) => startNpmStart(undefined, QUIET, callgrindLauncher(file)),
 };
@@ -80,10 +84,11 @@ async function count(name: string, index: number): Promise<Counted> {
 
 const perRequest = (n: number) => Math.round(n / requests).toLocaleString("en-US");
 
-// Where two servers differ, the functions that differ most first.
+// Where two servers differ, the functions that differ most first; nothing unless both were counted.
 function differences(a: string, b: string, counts: Map<string, Counted>): string[] {
-  const first = counts.get(a) as Counted;
-  const second = counts.get(b) as Counted;
+  const first = counts.get(a);
+  const second = counts.get(b);
+  if (first === undefined || second === undefined) return [];
   const names = new Set([...first.functions.keys(), ...second.functions.keys()]);
   const rows = [...names]
     .map((name) => ({ name, a: first.functions.get(name) ?? 0, b: second.functions.get(name) ?? 0 }))
@@ -106,7 +111,10 @@ if (!haveCallgrind()) {
   process.exit(1);
 }
 // Counts do not depend on what else the machine runs: two servers at a time.
-const names = Object.keys(SERVERS);
+const names = values.server ?? Object.keys(SERVERS);
+for (const name of names) {
+  if (!(name in SERVERS)) throw new Error(`--server: no server "${name}"; one of ${Object.keys(SERVERS).join(", ")}`);
+}
 const counts = new Map<string, Counted>();
 for (let i = 0; i < names.length; i += 2) {
   const pair = names.slice(i, i + 2);
@@ -123,6 +131,7 @@ console.log(
       names.map((name) => [name, perRequest((counts.get(name) as Counted).total)]),
     ),
     ...differences("handler", "fastify", counts),
+    ...differences("handler, rate limits", "handler", counts),
     ...differences("npm start", "npm start, log and metrics off", counts),
   ].join("\n"),
 );

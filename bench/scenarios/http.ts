@@ -59,6 +59,10 @@ const PLAIN_HGET: NamedBaseline = {
   label: "plain HGET",
   name: "bare node:http, one HGET a request through ioredis with auto-pipelining (a turn's HGETs in one write), the stored JSON answered as it is",
 };
+const NO_LIMITS: NamedBaseline = {
+  label: "no limits",
+  name: "the same handler, no rate limits (no headers, nothing counted)",
+};
 const BARE_PARSE: NamedBaseline = { label: "bare node:http", name: "bare node:http, read + JSON.parse only" };
 
 const rows: Row[] = [];
@@ -96,6 +100,7 @@ try {
     const npmStart = storage === "memory";
     const starters = {
       catalog: async () => watched(await startServer("servers/catalog.ts", args)),
+      limited: () => startServer("servers/catalog.ts", [...args, "--rate-limits"]),
       fastify: async () => watched(await startServer("servers/fastify.ts", args)),
       npmStart: () => startNpmStart(),
       npmStartQuiet: () => startNpmStart(undefined, QUIET),
@@ -113,6 +118,7 @@ try {
     if (wanted("get", PARTS)) {
       const get = await alternateAlone(`GET by id, ${storage}`, {
         catalog: [starters.catalog, GET],
+        ...(storage === "memory" ? { limited: [starters.limited, GET] as [Starter, Load] } : {}),
         ...(npmStart
           ? {
               npmStart: [starters.npmStart, GET] as [Starter, Load],
@@ -176,6 +182,24 @@ try {
         }
       }
       const handlerScenario = getScenario("handler alone (no access log)");
+      const limits = storage === "memory" ? cpuDifferences(get, "limited", "catalog") : undefined;
+      if (limits !== undefined) {
+        const limitedScenario = getScenario(
+          "handler alone, its token with rate limits it never reaches (RateLimit headers on every answer, a usage meter settled four times a second)",
+        );
+        rows.push(
+          getRow(`GET by id, rate limits, ${storage}`, limitedScenario, compare(get, "limited", "catalog"), NO_LIMITS),
+        );
+        const rounds = limits.map((d) => `${d < 0 ? "" : "+"}${d.toFixed(2)}`).join(", ");
+        rows.push({
+          name: `rate limits per GET, handler, ${storage}`,
+          scenario: `${limitedScenario}: server CPU per request, less the same handler's without limits, same rounds (median of the per-round differences)`,
+          figure: median(limits),
+          unit: "µs/request",
+          note: `by round ${rounds} µs`,
+          ...(judged ? { target: { label: "<= 1 µs", max: 1 } } : {}),
+        });
+      }
       const handlerName = `GET by id, handler, ${storage}`;
       const vsFastify = compare(get, "catalog", "fastify");
       const vsHget = redisPid === undefined ? undefined : compare(get, "catalog", "hget");

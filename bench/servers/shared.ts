@@ -15,13 +15,15 @@ export const TOKEN = "bench-token";
 /** The key prefix of the bench's catalog in Redis. */
 export const KEY_PREFIX = "bench-http";
 
-/** How a server was asked to run: `--storage memory|redis`, `--redis-url`, `--preload N`, `--log-file PATH`. */
+/** How a server was asked to run: `--storage memory|redis`, `--redis-url`, `--preload N`, `--log-file PATH`, `--rate-limits`. */
 export interface ServerArgs {
   readonly storage: "memory" | "redis";
   readonly redisUrl: string | undefined;
   readonly preload: number;
   /** Where a server with a logger of its own (fastify) logs; no logger when absent. */
   readonly logFile: string | undefined;
+  /** Whether its token has rate limits (the handler's: `servers/catalog.ts`). */
+  readonly rateLimits: boolean;
 }
 
 /** Reads the server's command line. */
@@ -32,10 +34,17 @@ export function serverArgs(): ServerArgs {
       "redis-url": { type: "string" },
       preload: { type: "string", default: "0" },
       "log-file": { type: "string" },
+      "rate-limits": { type: "boolean", default: false },
     },
   });
   const storage = values.storage === "redis" ? "redis" : "memory";
-  return { storage, redisUrl: values["redis-url"], preload: Number(values.preload), logFile: values["log-file"] };
+  return {
+    storage,
+    redisUrl: values["redis-url"],
+    preload: Number(values.preload),
+    logFile: values["log-file"],
+    rateLimits: values["rate-limits"] === true,
+  };
 }
 
 /** The catalog a server serves: memory preloaded with the bench products, or the bench's Redis (loaded by the bench). */

@@ -18,6 +18,7 @@ export type ErrorCode =
   | "IDEMPOTENCY_KEY_IN_USE"
   | "CONFLICT"
   | "TOKEN_NOT_FOUND"
+  | "RATE_LIMITED"
   | "STORAGE_UNAVAILABLE";
 
 /**
@@ -53,6 +54,10 @@ export interface CatalogErrorDetails {
   /** For limit errors: the limit and what the request had. */
   readonly limit?: number;
   readonly received?: number;
+  /** For `RATE_LIMITED`: the quota spent (such as `requests`), its window in seconds, and seconds to wait. */
+  readonly quota?: string;
+  readonly window?: number;
+  readonly retryAfter?: number;
   readonly cause?: unknown;
 }
 
@@ -64,6 +69,9 @@ export class CatalogError extends Error {
   readonly errorCount: number;
   readonly limit: number | undefined;
   readonly received: number | undefined;
+  readonly quota: string | undefined;
+  readonly window: number | undefined;
+  readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message: string, details: CatalogErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -72,6 +80,9 @@ export class CatalogError extends Error {
     this.errorCount = details.errorCount ?? details.problems?.length ?? 0;
     this.limit = details.limit;
     this.received = details.received;
+    this.quota = details.quota;
+    this.window = details.window;
+    this.retryAfter = details.retryAfter;
   }
 }
 

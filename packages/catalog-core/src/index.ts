@@ -136,3 +136,12 @@ export {
   type TenantRegistryOptions,
 } from "./tenant-registry.ts";
 export type { ByteSource } from "./text.ts";
+export {
+  createUsageMeter,
+  DEFAULT_SETTLE_MS,
+  RUNNING_SLOT_MS,
+  type RunningCount,
+  type UsageMeter,
+  type UsageMeterOptions,
+  type WindowCount,
+} from "./usage-meter.ts";

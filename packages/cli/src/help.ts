@@ -11,7 +11,7 @@ const CONNECTION = `  --url URL                 the server (default: CATALOG_URL
 
 const RETRIES = `  --retries N               try again up to N times (default 5) when the connection is refused
                             or lost (after 1, 2, 4... s, at most 16 s) or the server answers 503
-                            (after its Retry-After); a 409 (an earlier try still runs) is waited
+                            or 429 (after its Retry-After); a 409 (an earlier try still runs) is waited
                             out, up to 10 minutes, spending no retry`;
 
 /** The overview: `catalog-kit --help`, and what a wrong call prints after its mistake. */

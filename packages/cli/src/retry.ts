@@ -1,5 +1,6 @@
 // Trying a request again: when the connection is refused or lost (the server restarting, a
-// proxy cutting it), after a backoff; after a 503, when its Retry-After says. Bounded by
+// proxy cutting it), after a backoff; after a 503 or a 429 (a rate limit of the token), when its
+// Retry-After says. Bounded by
 // `--retries`. An import is sent again with the same Idempotency-Key, so that a server which
 // applied it already answers as it did then instead of applying it twice.
 import type { IncomingMessage } from "node:http";
@@ -21,7 +22,7 @@ export type Outcome<A extends Answered> =
   /** Anything else (a name that does not resolve, a certificate): trying again would not help. */
   | { readonly kind: "failed"; readonly error: Error };
 
-// Retry-After when a 503 does not say.
+// Retry-After when a 503 or a 429 does not say.
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /** Seconds an answer asks to wait before the next try: its Retry-After (in seconds), else 5. */
@@ -75,11 +76,15 @@ function why(outcome: Outcome<Answered>): string {
  */
 export const MAX_KEY_WAIT_SECONDS = 600;
 
+// Answers that say to ask again after Retry-After: the storage is down (503), the token's rate
+// limit is spent (429), an earlier try of the import still runs (409).
+const WAIT_STATUSES: ReadonlySet<number> = new Set([503, 429, 409]);
+
 // Seconds to wait before the next try, or undefined when trying again would not help.
 function delayBefore(outcome: Outcome<Answered>, tried: number): number | undefined {
   switch (outcome.kind) {
     case "answer":
-      return outcome.answer.status === 503 || outcome.answer.status === 409 ? outcome.answer.retryAfter : undefined;
+      return WAIT_STATUSES.has(outcome.answer.status) ? outcome.answer.retryAfter : undefined;
     case "failed":
       return undefined;
     default:
@@ -88,8 +93,8 @@ function delayBefore(outcome: Outcome<Answered>, tried: number): number | undefi
 }
 
 /**
- * Runs `attempt` until it gives an answer other than 503, fails for good, or the retries are
- * spent; resolves to the last outcome.
+ * Runs `attempt` until it gives an answer other than 503, 429 or 409, fails for good, or the
+ * retries are spent; resolves to the last outcome.
  */
 export async function withRetries<A extends Answered>(
   attempt: () => Promise<Outcome<A>>,

@@ -95,6 +95,25 @@ describe("catalog-kit import: trying again under one Idempotency-Key", () => {
     expect(stderr).toContain(`Idempotency-Key: ${keys()[0]}`);
   });
 
+  it("waits out a 429 (a rate limit) as it waits out a 503: after its Retry-After, with the same key", async () => {
+    server.posts.length = 0;
+    server.hooks.push((_req, res) => {
+      const problem = { status: 429, code: "RATE_LIMITED", quota: "import-bytes", limit: 1000, window: 60 };
+      res
+        .writeHead(429, { "retry-after": "1", ratelimit: '"import-bytes";r=0;t=1', connection: "close" })
+        .end(JSON.stringify(problem));
+      return true;
+    });
+    const started = performance.now();
+    const { code, stderr } = await runCli(["import", small, ...server.connect]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(stderr).toContain("429 from the server: trying again in 1 s (1 of 5)");
+    expect(stderr).toContain("Imported 1 product");
+    expect(code).toBe(0);
+    expect(keys()).toHaveLength(2);
+    expect(keys()[1]).toBe(keys()[0]);
+  });
+
   it("sends again, with the same key, when the connection is lost after the body was sent", async () => {
     server.posts.length = 0;
     server.hooks.push((req, res) => consume(req, res, () => req.socket.destroy()));

@@ -1,6 +1,13 @@
 // The rules of an access token, in one place: the configuration file's schema (config.ts) and the
 // token check built from code (auth.ts) both apply these, each with the messages of its audience.
-import { DEFAULT_SCOPES, type Scope, type Site, siteKey, type TokenListing } from "@catalog-kit/catalog-core";
+import {
+  DEFAULT_SCOPES,
+  type RateLimits,
+  type Scope,
+  type Site,
+  siteKey,
+  type TokenListing,
+} from "@catalog-kit/catalog-core";
 
 /** One access token and the sites it may use. */
 export interface AccessToken {
@@ -16,6 +23,8 @@ export interface AccessToken {
   readonly name?: string | undefined;
   /** What it may do; default every scope but `admin` (`DEFAULT_SCOPES`), as before scopes existed. */
   readonly scopes?: readonly Scope[] | undefined;
+  /** This token's rate limits, each replacing the handler's `rateLimits` of its kind. */
+  readonly rateLimits?: RateLimits | undefined;
 }
 
 /** A `tokenSha256`: 64 hexadecimal digits, either case. */
@@ -47,5 +56,6 @@ export function fileTokenListings(tokens: readonly AccessToken[]): TokenListing[
     source: "file",
     sites: token.sites,
     scopes: token.scopes ?? DEFAULT_SCOPES,
+    ...(token.rateLimits === undefined ? {} : { rateLimits: token.rateLimits }),
   }));
 }

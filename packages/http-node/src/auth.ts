@@ -19,13 +19,13 @@ export interface Grant {
   covers(site: Site): boolean;
   /** Site of imports that name none, if the token has one. */
   readonly defaultSite: Site | undefined;
-  /** A stable id of the token: an API token's id, or `file:<index>` for the configuration file's. */
+  /** A stable id of the token, which its usage is counted under: an API token's id, or `file:<index>` for the configuration file's. */
   readonly tokenId: string;
   /** The token's name, for the audit trail: its own, or `tokens[<index>]`. */
   readonly name: string;
   /** What the token may do. */
   readonly scopes: ReadonlySet<Scope>;
-  /** The token's own rate limits, if it has any. */
+  /** The token's own rate limits, each over the handler's default; `undefined`: the default's. */
   readonly rateLimits: RateLimits | undefined;
 }
 
@@ -79,7 +79,7 @@ function entryOf(token: AccessToken, index: number): Entry {
     tokenId: fileTokenId(index),
     name: fileTokenName(token, index),
     scopes: new Set(token.scopes ?? DEFAULT_SCOPES),
-    rateLimits: undefined,
+    rateLimits: token.rateLimits,
   };
 }
 

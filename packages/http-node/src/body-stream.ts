@@ -69,6 +69,8 @@ export interface BodyRead {
   readonly tally?: { bytes: number };
   /** A hash fed every decoded byte, for the request's fingerprint. */
   readonly hash?: Hash | undefined;
+  /** Told each chunk's size as it arrives (a rate limit); an error it answers cuts the body off. */
+  readonly check?: ((bytes: number) => Error | undefined) | undefined;
 }
 
 /** A body being read: its chunks, and a way to stop reading it whether or not it was read. */
@@ -90,7 +92,7 @@ export interface BodyStream extends AsyncIterable<Buffer> {
  * waits for one.
  */
 export function streamBody(req: IncomingMessage, res: ServerResponse, read: BodyRead): BodyStream {
-  const { limit, idleMs, tally, hash } = read;
+  const { limit, idleMs, tally, hash, check } = read;
   askedToContinue(req, res);
   const gunzip = read.gzip ? createGunzip() : undefined;
   const source: Readable = gunzip ?? req;
@@ -132,6 +134,10 @@ export function streamBody(req: IncomingMessage, res: ServerResponse, read: Body
     received += chunk.length;
     if (tally !== undefined) tally.bytes = received;
     if (received > limit) fail(tooLarge(limit, received));
+    else if (check !== undefined) {
+      const refused = check(chunk.length);
+      if (refused !== undefined) fail(refused);
+    }
   }
   function onData(chunk: Buffer): void {
     decoded += chunk.length;

@@ -7,7 +7,7 @@ import { type ExportFormat, LIST_LIMIT, type Site, toProductView } from "@catalo
 import type { RequestContext } from "./context.ts";
 import { invalidQuery } from "./request-target.ts";
 import { requestSite } from "./site-access.ts";
-import { sendJson } from "./success.ts";
+import { answerHeaders, sendJson } from "./success.ts";
 
 const CONTENT_TYPE: Readonly<Record<ExportFormat, string>> = {
   csv: "text/csv; charset=utf-8",
@@ -33,7 +33,7 @@ async function sendPage(
 ): Promise<void> {
   const page = await ctx.services.catalog.listProducts(site, options);
   const body = { products: page.products.map(toProductView), nextCursor: page.nextCursor ?? null };
-  sendJson(ctx.res, JSON.stringify(body), ctx.requestId);
+  sendJson(ctx.res, JSON.stringify(body), ctx.requestId, ctx.headers);
 }
 
 // Resolves when the response takes more, or is gone; leaves no listener behind.
@@ -58,7 +58,10 @@ async function sendExport(ctx: RequestContext, site: Site, format: ExportFormat,
   const pieces = ctx.services.catalog.exportProducts(site, format, currency === undefined ? {} : { currency });
   // The first piece is read before answering, so that a store down from the start is a 503.
   let next = await pieces.next();
-  res.writeHead(200, { "content-type": CONTENT_TYPE[format], "x-request-id": ctx.requestId });
+  res.writeHead(
+    200,
+    answerHeaders(ctx.headers, { "content-type": CONTENT_TYPE[format], "x-request-id": ctx.requestId }),
+  );
   try {
     for (; !next.done; next = await pieces.next()) {
       if (res.destroyed) return;

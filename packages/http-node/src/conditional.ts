@@ -59,8 +59,18 @@ export function noneMatchHolds(list: TagList, tag: string): boolean {
 /** The `ETag` header of an answer about `product`. */
 export const etagOf = (product: Product): Readonly<Record<string, string>> => ({ etag: productTag(product) });
 
-/** Answers 304: the client's copy is current; no body, its tag and the request id only. */
-export function sendNotModified(res: ServerResponse, tag: string, requestId: string): void {
-  res.writeHead(304, { etag: tag, "x-request-id": requestId });
+/** Answers 304: the client's copy is current; no body, its tag, the request id and the request's `shared` headers only. */
+export function sendNotModified(
+  res: ServerResponse,
+  tag: string,
+  requestId: string,
+  shared?: Readonly<Record<string, string>>,
+): void {
+  res.writeHead(
+    304,
+    shared === undefined
+      ? { etag: tag, "x-request-id": requestId }
+      : { ...shared, etag: tag, "x-request-id": requestId },
+  );
   res.end();
 }

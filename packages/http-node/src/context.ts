@@ -16,6 +16,7 @@ import { createLimiter, type Limiter } from "./limiter.ts";
 import type { AuditEntry, ImportRecord } from "./log-entry.ts";
 import { buildOpenApi } from "./openapi.ts";
 import type { Operation } from "./operation.ts";
+import { createRateLimiter, type RateLimiter } from "./rate-limits.ts";
 import type { Resource } from "./routes.ts";
 
 /** What every route of one handler shares: the catalog, the limits, the fairness rules, the error sink. */
@@ -31,6 +32,8 @@ export interface Services {
   readonly admission: Admission;
   /** Imports parsed and applied at once. */
   readonly imports: Limiter;
+  /** The tokens' rate limits. */
+  readonly rates: RateLimiter;
   readonly onError: (error: unknown, req: IncomingMessage) => void;
   readonly metrics: HandlerOptions["metrics"];
   /** The currency of a site's prices, when configured: a feed's default. */
@@ -60,7 +63,7 @@ export interface RequestContext {
   readonly params: Readonly<Record<string, string>>;
   /** The import the request carried, for its access log entry. */
   import: ImportRecord | undefined;
-  /** Headers of whatever answer the request gets, problem or not (`Deprecation`). */
+  /** Headers of whatever answer the request gets, problem or not (`Deprecation`, `RateLimit`). */
   headers: Readonly<Record<string, string>> | undefined;
   /** What an admin action acted on, for its line of the audit trail. */
   audit: Pick<AuditEntry, "site" | "target" | "deleted"> | undefined;
@@ -90,6 +93,7 @@ export function createServices(catalog: Catalog, options: HandlerOptions): Servi
     notFoundStatus,
     admission,
     imports,
+    rates: createRateLimiter(options.rateLimits, options.usageMeter, options.tokens),
     onError: options.onError ?? ((error) => console.error("Internal error while handling a request:", error)),
     metrics: options.metrics,
     siteCurrency: options.siteCurrency ?? (() => undefined),

@@ -1,6 +1,6 @@
 // How a handler is configured, and what it says of itself: its options, its stats, its type.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Site, TenantRegistry } from "@catalog-kit/catalog-core";
+import type { RateLimits, Site, TenantRegistry, UsageMeter } from "@catalog-kit/catalog-core";
 import type { AccessToken } from "./access-token.ts";
 import type { AccessLogEntry, AuditEntry } from "./log-entry.ts";
 
@@ -51,6 +51,16 @@ export interface HandlerOptions {
    * when the request names no `currency`; `undefined` (or no function): the request must name one.
    */
   readonly siteCurrency?: (site: Site) => string | undefined;
+  /**
+   * The rate limits of a token that gives none of its own (a token's own replace them kind by
+   * kind); absent, and no token's own: no limit, no `RateLimit` headers, no cost.
+   */
+  readonly rateLimits?: RateLimits;
+  /**
+   * Where usage is counted: `createUsageMeter({ store })` over the catalog's store, for limits that
+   * hold across every server on it; default: a meter of this process alone.
+   */
+  readonly usageMeter?: UsageMeter;
   /** Status of `SITE_NOT_FOUND` and `PRODUCT_NOT_FOUND`: 400 as the spec's endpoints say (default), or 404. */
   readonly notFoundStatus?: 400 | 404;
   /** Called once per answered request, after the response was handed to the socket. */

@@ -103,6 +103,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
         headers: undefined,
         audit: undefined,
       };
+      if (operation.token) services.rates.admit(ctx);
       await operation.serve(ctx);
     } catch (error) {
       try {

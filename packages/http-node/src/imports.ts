@@ -115,10 +115,12 @@ async function importEnvelope(ctx: RequestContext, field: EnvelopeField): Promis
   const gzip = isGzip(req);
   const limit = services.maxBodyBytes;
   const declared = checkDeclaredSize(req, limit);
+  // The token's import bytes are counted before its place to read is waited for: a refusal costs no wait.
+  const check = services.rates.body(ctx, declared);
   const release = await services.admission.admit(ctx.grant, Number.isSafeInteger(declared) ? declared : limit, req);
   try {
     const record: ImportRecord = { format: field === "csvContent" ? "csv" : "json", bytes: 0 };
-    const body = await readBody(req, res, { limit, idleMs: services.idleMs, gzip, tally: record, hash });
+    const body = await readBody(req, res, { limit, idleMs: services.idleMs, gzip, tally: record, hash, check });
     ctx.import = record;
     await services.imports.run(() => applyEnvelope(ctx, field, options, body, record, key, hash));
   } finally {
@@ -136,13 +138,19 @@ async function applyEnvelope(
   hash: Hash | undefined,
 ): Promise<void> {
   const envelope = readEnvelope(parseJson(body), field);
-  if (envelope.deprecated) ctx.headers = DEPRECATION;
+  if (envelope.deprecated) ctx.headers = ctx.headers === undefined ? DEPRECATION : { ...ctx.headers, ...DEPRECATION };
   if (envelope.problems.length > 0) {
     throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
   }
   const site = requestSite(ctx, { body: envelope });
   const applied = keyed(ctx, site, priced(ctx, site, options), key, hash);
-  record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, applied);
+  // An envelope names its site in its body: its place among the site's imports is taken once read.
+  const leave = ctx.services.rates.enterImport(ctx, site);
+  try {
+    record.summary = await APPLY[field](ctx.services.catalog, site, envelope.payload, applied);
+  } finally {
+    leave?.();
+  }
   sendSummary(ctx, record.summary);
 }
 
@@ -158,18 +166,24 @@ async function importStream(ctx: RequestContext, format: StreamFormat): Promise<
   const reading = priced(ctx, site, readingOptions(params, format !== "ndjson"));
   const options = { ...keyed(ctx, site, { ...importOptions(params), ...reading }, key, hash), format };
   const gzip = isGzip(req);
-  checkDeclaredSize(req, services.maxStreamBytes);
-  const record: ImportRecord = { format, bytes: 0 };
-  ctx.import = record;
-  const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash };
-  const place = { admission: services.admission, owner: ctx.grant, bytes: STREAM_RESERVATION, req };
-  const body = admittedBody(place, () => streamBody(req, res, read));
+  const declared = checkDeclaredSize(req, services.maxStreamBytes);
+  const leave = services.rates.enterImport(ctx, site);
   try {
-    record.summary = await services.catalog.importStream(site, body, options);
-    sendSummary(ctx, record.summary);
+    const check = services.rates.body(ctx, declared);
+    const record: ImportRecord = { format, bytes: 0 };
+    ctx.import = record;
+    const read = { limit: services.maxStreamBytes, idleMs: services.idleMs, gzip, tally: record, hash, check };
+    const place = { admission: services.admission, owner: ctx.grant, bytes: STREAM_RESERVATION, req };
+    const body = admittedBody(place, () => streamBody(req, res, read));
+    try {
+      record.summary = await services.catalog.importStream(site, body, options);
+      sendSummary(ctx, record.summary);
+    } finally {
+      // Answered before its body was read (a key in use), the body is not read by anyone.
+      body.close();
+    }
   } finally {
-    // Answered before its body was read (a key in use), the body is not read by anyone.
-    body.close();
+    leave?.();
   }
 }
 

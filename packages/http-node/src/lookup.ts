@@ -50,9 +50,10 @@ export async function serveGet(ctx: RequestContext): Promise<void> {
   const { key, options, site } = targetOf(ctx, problems);
   const product = await ctx.services.catalog.getProduct(site, key, options);
   const tag = productTag(product);
-  if (noneMatch !== undefined && !noneMatchHolds(noneMatch, tag)) return sendNotModified(ctx.res, tag, ctx.requestId);
+  if (noneMatch !== undefined && !noneMatchHolds(noneMatch, tag))
+    return sendNotModified(ctx.res, tag, ctx.requestId, ctx.headers);
   const text = view === "full" ? encodeProduct(product) : productViewJson(product);
-  sendJson(ctx.res, text, ctx.requestId, { etag: tag });
+  sendJson(ctx.res, text, ctx.requestId, { etag: tag }, ctx.headers);
 }
 
 /** Deletes the product GET would return, freeing its sku, and answers `{ message }`; with `If-Match`, only that copy. */
@@ -62,5 +63,5 @@ export async function serveDelete(ctx: RequestContext): Promise<void> {
   const call = ifMatch === undefined ? options : { ...options, ifMatch: strongTags(ifMatch) };
   const product = await ctx.services.catalog.deleteProduct(site, key, call);
   const message = JSON.stringify({ message: `Product "${product.id}" (sku "${product.sku}") deleted` });
-  sendJson(ctx.res, message, ctx.requestId, etagOf(product));
+  sendJson(ctx.res, message, ctx.requestId, etagOf(product), ctx.headers);
 }

@@ -2,6 +2,7 @@
 // generated from the catalog's own validation schemas; and the helpers the operations share.
 import { productJsonSchemas, SCOPES } from "@catalog-kit/catalog-core";
 import { ADMIN_SCHEMAS } from "./openapi-admin.ts";
+import { RATE_LIMIT_HEADER_COMPONENTS } from "./openapi-rate-limits.ts";
 import { READING_PARAMETERS } from "./openapi-reading.ts";
 import { PROBLEM_STATUSES } from "./problem.ts";
 
@@ -171,6 +172,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
         description: "The request's id: the client's X-Request-Id when valid, else a generated one",
         schema: { type: "string" },
       },
+      ...RATE_LIMIT_HEADER_COMPONENTS,
       ETag: {
         description:
           "The strong entity tag of the stored product: the same in every view, changed by any change of any field; send it back in `If-Match` (PATCH, DELETE) or `If-None-Match` (GET)",
@@ -291,6 +293,15 @@ export function openApiComponents(maxProductsPerRequest: number): object {
           },
           limit: { type: "integer" },
           received: { type: "integer" },
+          quota: {
+            type: "string",
+            enum: ["requests", "import-bytes", "imports"],
+            description: "`RATE_LIMITED`: the quota spent, as `RateLimit-Policy` names it; `limit` is its quota",
+          },
+          window: {
+            type: "integer",
+            description: "`RATE_LIMITED`: the quota's window in seconds (none for `imports`)",
+          },
         },
         required: ["type", "title", "status", "detail", "code", "errors", "errorCount"],
       },

@@ -12,6 +12,7 @@ import manifest from "../package.json" with { type: "json" };
 import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { ETAG_HEADER, json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES, FEED_QUERY, RAW_EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
+import { RATE_LIMITED_EXAMPLE, rateLimited } from "./openapi-rate-limits.ts";
 import type { Operation, OperationDoc, PublishedLimits, RawBody } from "./operation.ts";
 import { MERGE_PATCH_TYPE } from "./patch.ts";
 import { RETRY_AFTER_SECONDS } from "./problem.ts";
@@ -83,6 +84,19 @@ const UNAVAILABLE = {
   ...problem("Storage unavailable (`STORAGE_UNAVAILABLE`)"),
   headers: { ...REQUEST_ID_HEADER, "Retry-After": { schema: { type: "integer", example: RETRY_AFTER_SECONDS } } },
 };
+const RATE_LIMITED = {
+  ...problem(
+    '`RATE_LIMITED`: a quota of the token\'s `RateLimit-Policy` is spent; the body names it (`quota`, `limit`, `window`). Send the request again after `Retry-After` (the seconds until the minute ends; 5 for `"imports"`)',
+  ),
+  headers: { ...REQUEST_ID_HEADER, "Retry-After": { schema: { type: "integer", example: 37 } } },
+  content: {
+    "application/problem+json": {
+      schema: ref("Problem"),
+      example: RATE_LIMITED_EXAMPLE,
+    },
+  },
+};
+
 // No client error is sent here today; the range is listed so that clients handle one if it comes.
 const RESERVED_4XX = problem("No client error is sent by this operation today; any in future is problem+json");
 const DEFAULT_PROBLEM = {
@@ -187,6 +201,7 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
   if (!op.token) return { "200": success, "4XX": RESERVED_4XX, ...storage, default: DEFAULT_PROBLEM };
   const denied = {
     "401": problem("Access token missing or invalid (`UNAUTHORIZED`)"),
+    "429": RATE_LIMITED,
     "403": problem(
       `\`FORBIDDEN\`: the token lacks the \`${op.scope}\` scope this operation needs; the problem's \`errors[0].scope\` names it`,
     ),
@@ -196,7 +211,7 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
     return { [String(answer.status ?? 200)]: success, ...own, ...denied, ...storage, default: DEFAULT_PROBLEM };
   }
   const missing = clientErrors(op, doc);
-  return {
+  return rateLimited({
     "200": success,
     "400": problem(notFound === 400 ? `${missing.codes}, ${missing.notFound}` : missing.codes),
     ...(notFound === 404 ? { "404": problem(missing.notFound) } : {}),
@@ -204,7 +219,7 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
     ...denied,
     ...storage,
     default: DEFAULT_PROBLEM,
-  };
+  });
 }
 
 // The parameters of an operation: its path's, its query's, the request id, and an import's

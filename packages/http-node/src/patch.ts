@@ -28,7 +28,7 @@ export async function servePatch(ctx: RequestContext): Promise<void> {
     const patch = parseJson(await readBody(req, res, { limit, idleMs: services.idleMs, gzip }));
     const call = { ...options, dryRun, ...(ifMatch === undefined ? {} : { ifMatch: strongTags(ifMatch) }) };
     const product = await services.catalog.patchProduct(site, key, patch, call);
-    sendJson(res, encodeProduct(product), ctx.requestId, etagOf(product));
+    sendJson(res, encodeProduct(product), ctx.requestId, etagOf(product), ctx.headers);
   } finally {
     release();
   }

@@ -79,6 +79,7 @@ const STATUS: Record<ProblemCode, number> = {
   IDEMPOTENCY_KEY_IN_USE: 409,
   CONFLICT: 409,
   TOKEN_NOT_FOUND: 404,
+  RATE_LIMITED: 429,
   PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   TOO_MANY_PRODUCTS: 413,
@@ -107,6 +108,7 @@ const TITLE: Record<ProblemCode, string> = {
   IDEMPOTENCY_KEY_IN_USE: "Idempotency key in use",
   CONFLICT: "Conflicts with the state of the deployment",
   TOKEN_NOT_FOUND: "Token not found",
+  RATE_LIMITED: "Rate limit reached",
   PAYLOAD_TOO_LARGE: "Request body too large",
   REQUEST_TIMEOUT: "Request body stalled",
   TOO_MANY_PRODUCTS: "Too many products",
@@ -150,6 +152,10 @@ export interface ProblemBody {
   readonly instance?: string;
   readonly limit?: number;
   readonly received?: number;
+  /** For `RATE_LIMITED`: the quota spent (`requests`, `import-bytes`, `imports`), as `RateLimit-Policy` names it. */
+  readonly quota?: string;
+  /** For `RATE_LIMITED`: the quota's window in seconds; absent for `imports`, a count of what runs at once. */
+  readonly window?: number;
 }
 
 /** A problem ready to send: status, body and the headers it needs. */
@@ -195,8 +201,13 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
   let limit: number | undefined;
   let received: number | undefined;
   let headers: Readonly<Record<string, string>> | undefined;
+  let rate: { quota?: string; window?: number } = {};
   if (error instanceof CatalogError) {
     ({ code, problems, errorCount, limit, received } = error);
+    if (error.quota !== undefined) {
+      rate = error.window === undefined ? { quota: error.quota } : { quota: error.quota, window: error.window };
+      if (error.retryAfter !== undefined) headers = { "retry-after": String(error.retryAfter) };
+    }
     detail = clip(error.message);
   } else if (error instanceof HttpError) {
     ({ code, problems, limit, received, headers } = error);
@@ -219,6 +230,7 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
     errorCount: Math.max(errorCount, problems.length),
     ...(limit === undefined ? {} : { limit }),
     ...(received === undefined ? {} : { received }),
+    ...rate,
   };
   return { status, body, headers };
 }

@@ -6,24 +6,36 @@ const JSON_TYPE = "application/json";
 
 /**
  * Sends a 200 JSON answer with its exact Content-Length and the request's `X-Request-Id`; `extra`
- * headers (such as `Deprecation`) are added.
+ * headers (such as `ETag`) and the request's `shared` ones (`ctx.headers`) are added.
  */
 export function sendJson(
   res: ServerResponse,
   text: string,
   requestId: string,
   extra?: Readonly<Record<string, string>>,
+  shared?: Readonly<Record<string, string>>,
 ): void {
   const length = Buffer.byteLength(text);
   // Every header in the one writeHead call: a header set earlier with setHeader would send Node
   // down its slower path, which validates every header again, on every answer.
+  const own = extra ?? shared;
   res.writeHead(
     200,
-    extra === undefined
+    own === undefined
       ? { "content-type": JSON_TYPE, "content-length": length, "x-request-id": requestId }
-      : { ...extra, "content-type": JSON_TYPE, "content-length": length, "x-request-id": requestId },
+      : own === shared || shared === undefined
+        ? { ...own, "content-type": JSON_TYPE, "content-length": length, "x-request-id": requestId }
+        : { ...shared, ...own, "content-type": JSON_TYPE, "content-length": length, "x-request-id": requestId },
   );
   res.end(text);
+}
+
+/** The headers every answer to the request carries (`ctx.headers`: rate limits, `Deprecation`) and `own`. */
+export function answerHeaders(
+  shared: Readonly<Record<string, string>> | undefined,
+  own: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  return shared === undefined ? own : { ...shared, ...own };
 }
 
 function plural(count: number): string {

@@ -8,6 +8,7 @@ import {
   DEFAULT_MAX_PRODUCTS,
   DEFAULT_MAX_STREAM_PRODUCTS,
   IDEMPOTENCY_DEFAULTS,
+  RateLimitsSchema,
   ScopesSchema,
   type Site,
   SiteSchema,
@@ -60,6 +61,7 @@ const TokenSchema = v.pipe(
     // (default: every scope but admin, as before scopes existed).
     name: v.optional(v.pipe(v.string("Must be a string"), v.minLength(1, "Must not be empty"), v.maxLength(200))),
     scopes: v.optional(ScopesSchema),
+    rateLimits: v.optional(RateLimitsSchema),
   }),
   v.check((token) => hasOneSecret(token), "Give exactly one of token and tokenSha256"),
 );
@@ -111,6 +113,8 @@ export const ConfigSchema = v.strictObject({
     {},
   ),
   idempotency: v.optional(v.strictObject({ retentionMs: v.optional(Count, IDEMPOTENCY_DEFAULTS.retentionMs) }), {}),
+  // The quotas of a token without its own; absent: none (a token's own still apply).
+  rateLimits: v.optional(RateLimitsSchema),
   notFoundStatus: v.optional(v.picklist([400, 404], "Must be 400 or 404"), 400),
   accessLog: v.optional(v.boolean("Must be true or false"), true),
   // `true`: GET /metrics on the server's own address; an address: there instead; `false`: none.

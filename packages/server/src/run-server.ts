@@ -4,9 +4,11 @@ import { dirname, resolve } from "node:path";
 import {
   type Catalog,
   createCatalog,
+  createUsageMeter,
   isCatalogError,
   openTenantRegistry,
   type TenantRegistry,
+  type UsageMeter,
 } from "@catalog-kit/catalog-core";
 import {
   type AccessLogEntry,
@@ -55,12 +57,15 @@ function createHandler(
   accessLog: AccessLog | undefined,
   metrics: ServerMetrics | undefined,
   errorLog: ErrorLog,
+  usageMeter: UsageMeter,
 ): CatalogHandler {
   const options: HandlerOptions = {
     tokens: config.tokens,
     registry,
     // Not batched: an admin action is rare, and its line must not wait on a process that dies.
     audit: (entry) => process.stdout.write(`${formatAudit(entry)}\n`),
+    ...(config.rateLimits === undefined ? {} : { rateLimits: config.rateLimits }),
+    usageMeter,
     maxBodyBytes: config.limits.maxBodyBytes,
     maxStreamBytes: config.limits.maxStreamBytes,
     maxConcurrentImports: config.limits.maxConcurrentImports,
@@ -126,10 +131,19 @@ async function serve(): Promise<void> {
   const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;
   if (accessLog !== undefined) process.on("exit", accessLog.flush);
   const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats(), store);
-  const handler = createHandler(catalog, registry, config, accessLog, metrics, errorLog);
+  // Rate limits are counted over the store, so that they hold for every server on it; a meter
+  // nobody counts with (no limits) never settles. An outage is told by the requests, as above.
+  const usageMeter = createUsageMeter({
+    store,
+    onError: (error) => {
+      if (!isCatalogError(error, "STORAGE_UNAVAILABLE")) errorLog.failed(error);
+    },
+  });
+  const handler = createHandler(catalog, registry, config, accessLog, metrics, errorLog, usageMeter);
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
       registry.close();
+      await usageMeter.close();
       await catalog.close(); // an open store connection would keep the failed process alive
       throw error;
     },
@@ -142,6 +156,7 @@ async function serve(): Promise<void> {
   stopOnSignals(async () => {
     await Promise.all([server.close(), metricsServer?.close()]);
     registry.close();
+    await usageMeter.close();
     await catalog.close();
     accessLog?.flush();
   });

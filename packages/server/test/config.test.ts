@@ -174,6 +174,26 @@ describe("parseConfig", () => {
     expect(issues).toEqual(["limits.maxUploadsPerToken: Must be at least 1", "limits.bodyIdleTimeout: Unknown key"]);
   });
 
+  it("takes rate limits, at the top and per token, and names a bad quota at its key", () => {
+    const rateLimits = { requestsPerMinute: 6000, importBytesPerMinute: 2147483648, importsPerSite: 2 };
+    const tokens = [{ token: "t", sites: "*", rateLimits: { requestsPerMinute: 10 } }];
+    const config = parseConfig({ ...contractExample, rateLimits, tokens });
+    expect(config.rateLimits).toEqual(rateLimits);
+    expect(config.tokens[0]?.rateLimits).toEqual({ requestsPerMinute: 10 });
+    expect(parseConfig(contractExample).rateLimits).toBeUndefined();
+    const issues = issuesOf({
+      ...contractExample,
+      rateLimits: { requestsPerMinute: 0, importsPerSite: 1.5, requestsPerHour: 1 },
+      tokens: [{ token: "t", sites: "*", rateLimits: { importBytesPerMinute: "1" } }],
+    });
+    expect(issues).toEqual([
+      "tokens[0].rateLimits.importBytesPerMinute: Must be a number",
+      "rateLimits.requestsPerMinute: Must be at least 1",
+      "rateLimits.importsPerSite: Must be a whole number",
+      "rateLimits.requestsPerHour: Unknown key",
+    ]);
+  });
+
   it("checks that token sites and default sites are configured sites of the token", () => {
     const other = { siteId: "shop-2", siteType: "shopify" };
     expect(issuesOf({ ...contractExample, tokens: [{ token: "t", sites: "*", defaultSite: other }] })).toEqual([

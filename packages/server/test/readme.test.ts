@@ -33,6 +33,7 @@ it("the configuration file's table lists every key of the schema, and no other",
     "tokens[].defaultSite",
     "tokens[].name",
     "tokens[].scopes",
+    "tokens[].rateLimits",
     ...Object.keys(ConfigSchema.entries.sites.pipe[0].item.entries)
       .filter((key) => key !== "siteId" && key !== "siteType")
       .map((key) => `sites[].${key}`),

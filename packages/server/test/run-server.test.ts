@@ -114,6 +114,33 @@ describe("CATALOG_CONFIG", () => {
     expect(await missing.json()).toMatchObject({ code: "PRODUCT_NOT_FOUND" });
   });
 
+  it("applies the configured rate limits, a token's own over them, with their headers", async () => {
+    const file = await configFile("limited.json", {
+      ...validConfig,
+      tokens: [
+        { token: "admin-secret", sites: "*" },
+        { token: "own-secret", sites: "*", rateLimits: { requestsPerMinute: 1 } },
+      ],
+      rateLimits: { requestsPerMinute: 100, importsPerSite: 2 },
+    });
+    const server = cli({ CATALOG_CONFIG: file });
+    const url = /listening on (http:\S+)/.exec(await server.waitForOutput(/listening on (http:\S+)/))?.[1] as string;
+    const get = (token: string) =>
+      fetch(`${url}/external/product/v1/nothing?siteId=shop-1&siteType=shopify`, {
+        headers: { "x-service-access-token": token },
+      });
+    const first = await get("admin-secret");
+    expect(first.headers.get("ratelimit-policy")).toBe('"requests";q=100;w=60, "imports";q=2;qu="concurrent-requests"');
+    expect(first.headers.get("ratelimit")).toMatch(/^"requests";r=99;t=\d+$/);
+    expect((await get("own-secret")).status).toBe(400);
+    // A minute may end between two requests: the third is refused then.
+    let refused = await get("own-secret");
+    if (refused.status !== 429) refused = await get("own-secret");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ code: "RATE_LIMITED", quota: "requests", limit: 1, window: 60 });
+  });
+
   it("exports a site's feed in the currency its configuration names", async () => {
     const file = await configFile("currency.json", { ...validConfig, sites: [{ ...site, currency: "EUR" }] });
     const server = cli({ CATALOG_CONFIG: file });
