@@ -4,7 +4,7 @@
 // refuse to run as root, so under root (as CI runs) they run as the `postgres` user.
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -76,7 +76,6 @@ export interface PostgresServerOptions {
 /** initdb in a fresh temporary directory, then starts the server on a free loopback port and waits until it accepts connections. */
 export async function startPostgres(options: PostgresServerOptions = {}): Promise<PostgresServer> {
   if (!havePostgres) throw new Error(POSTGRES_INSTALL_HINT);
-  const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), "catalog-postgres-"));
   if (asRoot) {
     const uid = Number(postgresUser?.stdout.trim());
@@ -91,14 +90,19 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  const settings = [
-    "listen_addresses=127.0.0.1",
-    `port=${port}`,
-    `unix_socket_directories=${dir}`,
-    ...(options.durable ? [] : ["fsync=off", "full_page_writes=off"]),
-    ...(options.settings ?? []),
-  ];
-  const serverOptions = settings.map((s) => `-c ${s}`).join(" ");
+  // The port is chosen again when another process took it between freePort and the start.
+  let port = 0;
+  let serverOptions = "";
+  const optionsFor = (chosen: number) =>
+    [
+      "listen_addresses=127.0.0.1",
+      `port=${chosen}`,
+      `unix_socket_directories=${dir}`,
+      ...(options.durable ? [] : ["fsync=off", "full_page_writes=off"]),
+      ...(options.settings ?? []),
+    ]
+      .map((s) => `-c ${s}`)
+      .join(" ");
 
   async function start(): Promise<void> {
     await pg("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", serverOptions, "-w", "-t", "60", "start"]);
@@ -111,7 +115,19 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
   }
 
   try {
-    await start();
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      serverOptions = optionsFor(port);
+      try {
+        await start();
+        break;
+      } catch (error) {
+        // pg_ctl says only "could not start server": the server's own log says why.
+        const log = await readFile(join(dir, "server.log"), "utf8").catch(() => "");
+        if (attempt < 3 && /could not bind|already in use|could not create any TCP/i.test(log)) continue;
+        throw new Error(`${(error as Error).message}\nserver.log:\n${log.slice(-4_000)}`, { cause: error });
+      }
+    }
     await pg("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "catalog", "catalog"]);
   } catch (error) {
     await halt("immediate").catch(() => {});
