@@ -87,6 +87,7 @@ export const ADMIN_ROUTES = {
         action: "deleteSite",
         token: true,
         scope: "admin",
+        notFoundStatus: 404,
         query: [DELETE_PRODUCTS],
         serve: serveDeleteSite,
         doc: {
@@ -100,8 +101,8 @@ export const ADMIN_ROUTES = {
             pathParam("siteId", "The site's id, percent-encoded"),
           ],
           problems: {
-            "400":
-              "`VALIDATION_FAILED` (`deleteProducts`, or a path parameter that is not percent-encoded UTF-8), `SITE_NOT_FOUND`",
+            "400": "`VALIDATION_FAILED` (`deleteProducts`, or a path parameter that is not percent-encoded UTF-8)",
+            "404": "`SITE_NOT_FOUND`: no site made through this API has these names",
             "409": CONFLICT_DELETE,
           },
           storage: true,

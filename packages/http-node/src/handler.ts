@@ -55,7 +55,7 @@ export function createCatalogHandler(catalog: Catalog, options: HandlerOptions):
     const extra = ctx?.headers;
     sendProblem(
       res,
-      toProblem(error, services.notFoundStatus),
+      toProblem(error, ctx?.operation.notFoundStatus ?? services.notFoundStatus),
       requestId,
       bodyPending(req) ? { ...extra, ...CLOSE } : extra,
     );

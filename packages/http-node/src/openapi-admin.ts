@@ -2,7 +2,8 @@
 import { SCOPES } from "@catalog-kit/catalog-core";
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const NAME = { type: "string", minLength: 1, maxLength: 256 };
+// Not blank, and no NUL (which PostgreSQL's text cannot hold); well-formed Unicode is JSON's own.
+const NAME = { type: "string", minLength: 1, maxLength: 256, pattern: "^[^\\u0000]*\\S[^\\u0000]*$" };
 const SITE = {
   type: "object",
   properties: { siteId: NAME, siteType: NAME },

@@ -80,6 +80,11 @@ export interface OperationSpec {
     readonly query: readonly QueryParam[];
     readonly only?: StreamFormat;
   };
+  /**
+   * Its status for a site or product that is not there, when not the handler's `notFoundStatus`
+   * (which keeps the spec's 400 for the product endpoints): the admin API's resources answer 404.
+   */
+  readonly notFoundStatus?: 404;
   /** Answers the request, or throws an error that becomes its problem body. */
   readonly serve: (ctx: RequestContext) => Promise<void>;
   /** Absent: the operation is not published. */
