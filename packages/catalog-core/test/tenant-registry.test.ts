@@ -13,7 +13,7 @@ import {
   type TokenListing,
 } from "@catalog-kit/catalog-core";
 import { fc, test } from "@fast-check/vitest";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 const FILE_SITE: Site = { siteId: "file-shop", siteType: "shopify" };
 const FILE_TOKEN: TokenListing = { id: "file:0", name: "ops", source: "file", sites: "*", scopes: ["admin"] };
@@ -214,12 +214,14 @@ describe("two registries over one store", () => {
     const [one, two] = [await open(store, 50), await open(store, 50)];
     const { secret, token } = await one.createToken({ name: "t", sites: "*", scopes: ["read"] });
     await one.createSite(SHOP);
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(two.hasSite(SHOP)).toBe(true);
+    // Polled, never refreshed by hand: only `two`'s own timer can make these hold.
+    await vi.waitFor(() => expect(two.hasSite(SHOP)).toBe(true), { timeout: 2_000, interval: 10 });
     expect(two.tokenByDigest(hash("sha256", secret, "hex"))?.id).toBe(token.id);
     await one.revokeToken(token.id);
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(two.tokenByDigest(hash("sha256", secret, "hex"))).toBeUndefined();
+    await vi.waitFor(() => expect(two.tokenByDigest(hash("sha256", secret, "hex"))).toBeUndefined(), {
+      timeout: 2_000,
+      interval: 10,
+    });
   });
 });
 
