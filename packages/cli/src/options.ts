@@ -11,12 +11,14 @@ export class UsageError extends Error {
 /** `-h`/`--help`, an option of every command: its help on standard output, nothing else done. */
 export const HELP_OPTION = { help: { type: "boolean", short: "h", default: false } } as const;
 
-/** The connection options of `import` and `export`, as `parseArgs` declares them. */
-export const CONNECTION_OPTIONS = {
+/** The server and token options of every command that talks to a server, as `parseArgs` declares them. */
+export const SERVER_OPTIONS = {
   url: { type: "string" },
   "token-file": { type: "string" },
-  site: { type: "string" },
 } as const;
+
+/** The connection options of `import` and `export`: the server's, and the site. */
+export const CONNECTION_OPTIONS = { ...SERVER_OPTIONS, site: { type: "string" } } as const;
 
 /** `--retries N`: how often a request is tried again after no answer or a 503. */
 export const RETRIES_OPTION = { retries: { type: "string", default: "5" } } as const;

@@ -5,7 +5,7 @@ import { ADMIN_SITES_PATH, adminSitePath } from "@catalog-kit/http-node";
 import { adminRequest, table } from "./admin-request.ts";
 import { printHelp } from "./help.ts";
 import type { Io } from "./io.ts";
-import { connection, HELP_OPTION, siteOf, UsageError } from "./options.ts";
+import { connection, HELP_OPTION, SERVER_OPTIONS, siteOf, UsageError } from "./options.ts";
 
 interface Listed {
   readonly siteId: string;
@@ -22,8 +22,7 @@ export async function sites(args: readonly string[], io: Io): Promise<number> {
     allowPositionals: true,
     options: {
       ...HELP_OPTION,
-      url: { type: "string" },
-      "token-file": { type: "string" },
+      ...SERVER_OPTIONS,
       "delete-products": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },

@@ -5,7 +5,7 @@ import { ADMIN_TOKENS_PATH, adminTokenPath } from "@catalog-kit/http-node";
 import { adminRequest, table } from "./admin-request.ts";
 import { printHelp } from "./help.ts";
 import type { Io } from "./io.ts";
-import { connection, HELP_OPTION, siteOf, UsageError } from "./options.ts";
+import { connection, HELP_OPTION, SERVER_OPTIONS, siteOf, UsageError } from "./options.ts";
 
 interface Listed {
   readonly id: string;
@@ -52,8 +52,7 @@ export async function tokens(args: readonly string[], io: Io): Promise<number> {
     allowPositionals: true,
     options: {
       ...HELP_OPTION,
-      url: { type: "string" },
-      "token-file": { type: "string" },
+      ...SERVER_OPTIONS,
       name: { type: "string" },
       sites: { type: "string" },
       scopes: { type: "string" },

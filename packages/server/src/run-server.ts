@@ -109,6 +109,12 @@ async function serve(): Promise<void> {
   const configDir = configFile === undefined ? process.cwd() : dirname(resolve(configFile));
   const store = await openStore(config.storage, { configDir });
   const errorLog = createErrorLog((line) => process.stderr.write(line));
+  // The failures of work the server does on its own (the registry's refresh, the meter's settles).
+  // An outage is told by the requests and health checks that meet it (and counted in theirs): a
+  // timer that meets it would add a failed request every second.
+  const backgroundError = (error: unknown) => {
+    if (!isCatalogError(error, "STORAGE_UNAVAILABLE")) errorLog.failed(error);
+  };
   // A key's claim lapses with the longest request that could hold it, should its process die.
   const idempotency = { retentionMs: config.idempotency.retentionMs, leaseMs: config.limits.requestTimeoutMs };
   // Sites and tokens made at run time, read from the store every second; the file's stay in force.
@@ -116,11 +122,7 @@ async function serve(): Promise<void> {
   const registry = await openTenantRegistry({
     store,
     file: { sites, tokens: fileTokenListings(config.tokens) },
-    // An outage is told by the requests and health checks that meet it (and counted in theirs): a
-    // refresh that meets it would be one failed request more every second.
-    onError: (error) => {
-      if (!isCatalogError(error, "STORAGE_UNAVAILABLE")) errorLog.failed(error);
-    },
+    onError: backgroundError,
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;
@@ -132,13 +134,8 @@ async function serve(): Promise<void> {
   if (accessLog !== undefined) process.on("exit", accessLog.flush);
   const metrics = config.metrics === false ? undefined : createMetrics(() => handler.stats(), store);
   // Rate limits are counted over the store, so that they hold for every server on it; a meter
-  // nobody counts with (no limits) never settles. An outage is told by the requests, as above.
-  const usageMeter = createUsageMeter({
-    store,
-    onError: (error) => {
-      if (!isCatalogError(error, "STORAGE_UNAVAILABLE")) errorLog.failed(error);
-    },
-  });
+  // nobody counts with (no limits) never settles.
+  const usageMeter = createUsageMeter({ store, onError: backgroundError });
   const handler = createHandler(catalog, registry, config, accessLog, metrics, errorLog, usageMeter);
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
