@@ -1,6 +1,8 @@
 // Two stores (as two servers would be) streaming imports into one site while a third replaces
 // it: every commit is all-or-nothing and the site ends as some order of the three commits leaves
 // it, with the counts each commit answered true of that order.
+
+import { setTimeout as sleep } from "node:timers/promises";
 import { createPostgresStore, type PostgresStore } from "@catalog-kit/adapter-postgres";
 import type { ImportCounts, Product } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
@@ -74,7 +76,7 @@ describeWithPostgres("PostgreSQL store: two servers import into one site while a
               importInChunks(stores[w] as PostgresStore, site, writer.items, {
                 replace: writer.replace,
                 chunk: 100,
-                pauseMs: pauses[w] ?? 0,
+                pause: pauses[w] ? () => sleep(pauses[w] as number) : undefined,
               }),
             ),
           );

@@ -1,6 +1,8 @@
 // Behind PgBouncer: in session pooling the store works as on PostgreSQL itself; in transaction or
 // statement pooling (a server process lent per transaction, so no temporary table, session lock
 // or setting lasts) it refuses at start-up, saying why and what to do, and writes nothing.
+
+import { setTimeout as sleep } from "node:timers/promises";
 import { createPostgresStore, migrate } from "@catalog-kit/adapter-postgres";
 import { isCatalogError } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
@@ -76,7 +78,7 @@ describeWithPgbouncer("PostgreSQL store behind PgBouncer", () => {
     try {
       const site = uniqueSite();
       // Chunks apart, so that the staging outlives many transactions of its connection.
-      const result = await importInChunks(store, site, products(0, 300, "s"), { chunk: 50, pauseMs: 5 });
+      const result = await importInChunks(store, site, products(0, 300, "s"), { chunk: 50, pause: () => sleep(5) });
       expect(result).toMatchObject({ counts: { created: 300 } });
       const found = await Promise.all(products(0, 300, "s").map((p) => store.find(site, p.id)));
       expect(found.map((p) => p?.title)).toEqual(products(0, 300, "s").map((p) => p.title));
@@ -85,8 +87,8 @@ describeWithPgbouncer("PostgreSQL store behind PgBouncer", () => {
       // Two imports at once, each on its own connection and session.
       const [a, b] = [uniqueSite(), uniqueSite()];
       await Promise.all([
-        importInChunks(store, a, products(0, 100, "a"), { chunk: 10, pauseMs: 2 }),
-        importInChunks(store, b, products(0, 100, "b"), { chunk: 10, pauseMs: 2 }),
+        importInChunks(store, a, products(0, 100, "a"), { chunk: 10, pause: () => sleep(2) }),
+        importInChunks(store, b, products(0, 100, "b"), { chunk: 10, pause: () => sleep(2) }),
       ]);
       expect([...(await titles(store, a)).values()]).toEqual(products(0, 100, "a").map((p) => p.title));
       expect([...(await titles(store, b)).values()]).toEqual(products(0, 100, "b").map((p) => p.title));

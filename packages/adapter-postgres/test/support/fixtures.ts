@@ -1,7 +1,7 @@
 // What the adapter's own tests import and read: numbered products tagged with the import that
 // wrote them (skus follow ids, so that imports never conflict), an import in chunks, and a
 // site read whole.
-import type { CatalogStore, CommitResult, KeyToRecord, Product, Site } from "@catalog-kit/catalog-core";
+import type { CatalogStore, Product, Site } from "@catalog-kit/catalog-core";
 
 /** Product `i`, written by the import named `tag`. */
 export function product(i: number, tag: string): Product {
@@ -20,29 +20,7 @@ export function products(from: number, to: number, tag: string): Product[] {
   return Array.from({ length: to - from }, (_, k) => product(from + k, tag));
 }
 
-/** Imports `items` through `beginImport` in chunks of `chunk` (a pause between them), committed with `key`, aborting on any failure. */
-export async function importInChunks(
-  store: CatalogStore,
-  site: Site,
-  items: readonly Product[],
-  options: { replace?: boolean; chunk?: number; pauseMs?: number; key?: KeyToRecord } = {},
-): Promise<CommitResult> {
-  const chunk = options.chunk ?? 1000;
-  const staged = await store.beginImport(site, { dryRun: false, replace: options.replace ?? false });
-  try {
-    for (let start = 0; start < items.length; start += chunk) {
-      const part = items.slice(start, start + chunk);
-      await staged.add(
-        part,
-        part.map((_, k) => start + k + 1),
-      );
-      if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
-    }
-    return await staged.commit(options.key);
-  } finally {
-    await staged.abort();
-  }
-}
+export { importInChunks } from "@catalog-kit/catalog-core/testing";
 
 /** Every product of a site as `id -> title`, read page by page. */
 export async function titles(store: CatalogStore, site: Site): Promise<Map<string, string>> {

@@ -2,7 +2,7 @@
 // an import in chunks, a site read whole, and a child process running the store on a file.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { CatalogStore, CommitResult, Product, Site } from "@catalog-kit/catalog-core";
+import type { CatalogStore, Product, Site } from "@catalog-kit/catalog-core";
 
 /** Product `id` with `sku`, written by the import named `tag`. */
 export function product(id: string, sku: string, tag: string): Product {
@@ -21,29 +21,7 @@ export function numbered(from: number, to: number, tag: string): Product[] {
   return Array.from({ length: to - from }, (_, k) => product(`p${from + k}`, `s${from + k}`, tag));
 }
 
-/** Imports `items` through `beginImport` in chunks of `chunk`, with an optional pause between them. */
-export async function importInChunks(
-  store: CatalogStore,
-  site: Site,
-  items: readonly Product[],
-  options: { replace?: boolean; chunk?: number; pause?: () => Promise<void> } = {},
-): Promise<CommitResult> {
-  const chunk = options.chunk ?? 1000;
-  const staged = await store.beginImport(site, { dryRun: false, replace: options.replace ?? false });
-  try {
-    for (let start = 0; start < items.length; start += chunk) {
-      const part = items.slice(start, start + chunk);
-      await staged.add(
-        part,
-        part.map((_, k) => start + k + 1),
-      );
-      await options.pause?.();
-    }
-    return await staged.commit();
-  } finally {
-    await staged.abort();
-  }
-}
+export { importInChunks } from "@catalog-kit/catalog-core/testing";
 
 /** Every product of a site, in id order, read page by page. */
 export async function everything(store: CatalogStore, site: Site): Promise<Product[]> {

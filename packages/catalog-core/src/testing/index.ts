@@ -3,4 +3,4 @@ export { keyArb, productArb, uniqueSite } from "./arbitraries.ts";
 export { type ConformanceOptions, testCatalogStore } from "./conformance.ts";
 export type { BreakableStore, NotApplicable } from "./failures.ts";
 export { CatalogModel } from "./model.ts";
-export { type Conflict, type UpsertResult, upsert } from "./write.ts";
+export { type ChunkedImport, type Conflict, importInChunks, type UpsertResult, upsert } from "./write.ts";
