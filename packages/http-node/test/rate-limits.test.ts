@@ -177,24 +177,14 @@ describe("import bytes a minute", () => {
     const body = JSON.stringify({ ...SITE_A, products: [product("b1"), product("b2")] });
     expect(body.length).toBeGreaterThan(200);
     expect(body.length).toBeLessThan(500);
-    const first = await server.request("POST", BULK, {
-      token: TOKENS.admin,
-      body,
-      headers: { "content-type": "application/json" },
-    });
+    const send = () =>
+      server.request("POST", BULK, { token: TOKENS.admin, body, headers: { "content-type": "application/json" } });
+    const first = await send();
     expect(first.status).toBe(200);
     expect(first.headers.get("ratelimit")).toBe(`"import-bytes";r=${1_000 - body.length};t=37`);
-    const second = await server.request("POST", BULK, {
-      token: TOKENS.admin,
-      body,
-      headers: { "content-type": "application/json" },
-    });
+    const second = await send();
     expect(second.status).toBe(200);
-    const third = await server.request("POST", BULK, {
-      token: TOKENS.admin,
-      body,
-      headers: { "content-type": "application/json" },
-    });
+    const third = await send();
     expect(third.status).toBe(429);
     expect(third.headers.get("retry-after")).toBe("37");
     expect(await third.json()).toMatchObject({ code: "RATE_LIMITED", quota: "import-bytes", limit: 1_000, window: 60 });
