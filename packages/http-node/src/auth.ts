@@ -99,6 +99,12 @@ function grantOf(record: TokenRecord): Grant {
 // Presented strings whose digest is kept: bounded, since tokens made at run time have no fixed count.
 const MAX_MATCHED = 20_000;
 
+// A presented token's digest, and its hex once the registry was asked for it (kept, not made per request).
+interface Presented {
+  readonly digest: Buffer;
+  hex: string | undefined;
+}
+
 /** Returns the grant of a presented token; throws `UNAUTHORIZED` for a missing or unknown one. */
 export type Authenticator = (presented: string | string[] | undefined) => Grant;
 
@@ -117,26 +123,28 @@ export function createAuthenticator(tokens: readonly AccessToken[], registry?: T
   // matched keeps its digest here, so this holds at most one entry per token that matched (and
   // MAX_MATCHED); any other string is hashed every time, and every digest still goes through the
   // comparison. A revoked token's digest may stay: it is a digest, not a grant.
-  const matched = new Map<string, Buffer>();
+  const matched = new Map<string, Presented>();
   return (presented) => {
     if (typeof presented !== "string" || presented === "") {
       throw new HttpError("UNAUTHORIZED", "Missing X-Service-Access-Token header");
     }
     const known = matched.get(presented);
-    const digest = known ?? hash("sha256", presented, "buffer");
+    const seen = known ?? { digest: hash("sha256", presented, "buffer"), hex: undefined };
+    const { digest } = seen;
     let grant: Grant | undefined;
     for (const entry of entries) {
       if (timingSafeEqual(digest, entry.digest) && grant === undefined) grant = entry;
     }
     if (grant === undefined && registry !== undefined) {
       // Expired and revoked tokens are not found: the registry is at most a second behind the store.
-      const record = registry.tokenByDigest(digest.toString("hex"));
+      seen.hex ??= digest.toString("hex");
+      const record = registry.tokenByDigest(seen.hex);
       if (record !== undefined) grant = grantOf(record);
     }
     if (grant === undefined) throw new HttpError("UNAUTHORIZED", "Invalid access token");
     if (known === undefined) {
       if (matched.size >= MAX_MATCHED) matched.clear();
-      matched.set(presented, digest);
+      matched.set(presented, seen);
     }
     return grant;
   };
