@@ -250,7 +250,8 @@ export async function openTenantRegistry(options: TenantRegistryOptions): Promis
       // 256 bits from the system's generator: guessing one is out of reach, so its SHA-256 alone is kept.
       const secret = `ck_${randomBytes(32).toString("base64url")}`;
       const record: TokenRecord = {
-        id: randomBytes(12).toString("base64url"),
+        // Hex, never base64url: an id that began with "-" would read as an option on a command line.
+        id: randomBytes(12).toString("hex"),
         ...request,
         sha256: hash("sha256", secret, "hex"),
         createdAt: new Date().toISOString(),

@@ -120,7 +120,7 @@ export const ADMIN_SCHEMAS = {
 const site = { siteId: "shop-2", siteType: "shopify" };
 const created = "2026-01-31T12:00:00.000Z";
 const token = {
-  id: "Rk3m9Qx2LpV7aB1c",
+  id: "5f0c9a1e7b3d2c84a6e1f09b",
   name: "feed reader",
   sites: [site],
   scopes: ["read"],
