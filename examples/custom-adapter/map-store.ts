@@ -36,6 +36,11 @@ export function createMapStore(): CatalogStore {
   // Usage counters with the time they end. A sketch: an expired one is replaced when next added
   // to, never dropped; a real store gives them a TTL, or sweeps them now and then.
   const usage = new Map<string, { total: number; endsAt: number }>();
+  // Each site's import history (id -> record, report), and the delivery queue with its leases. A
+  // networked store keeps a site's history beside its products (a sorted set, a table keyed by
+  // site and id) and the queue in one place every process claims from atomically.
+  const histories = new Map<string, Map<string, { value: string; problems?: string | undefined }>>();
+  const queue = new Map<string, { id: string; dueAt: number; value: string; lease?: string; leasedUntil: number }>();
   let closed = false;
 
   function mapsOf(site: Site): SiteMaps {
@@ -182,6 +187,62 @@ export function createMapStore(): CatalogStore {
         counter.total += amount;
         return counter.total;
       });
+    },
+
+    async saveImport(site, { id, value }, save = {}) {
+      assertOpen();
+      // The deliveries first: a record is never seen ended without them.
+      for (const d of save.deliveries ?? []) if (!queue.has(d.id)) queue.set(d.id, { ...d, leasedUntil: 0 });
+      let history = histories.get(siteKey(site));
+      if (history === undefined) histories.set(siteKey(site), (history = new Map()));
+      history.set(id, { value, problems: save.problems ?? history.get(id)?.problems });
+      if (save.trim === undefined) return;
+      const newestFirst = [...history.keys()].sort().reverse();
+      for (const [rank, old] of newestFirst.entries()) {
+        if (rank >= save.trim.keep || old < save.trim.before) history.delete(old);
+      }
+    },
+
+    async readImport(site, id) {
+      assertOpen();
+      return histories.get(siteKey(site))?.get(id)?.value;
+    },
+
+    async listImports(site, before, limit) {
+      assertOpen();
+      const history = histories.get(siteKey(site)) ?? new Map();
+      const ids = [...history.keys()].filter((id) => before === undefined || id < before);
+      return ids
+        .sort()
+        .reverse()
+        .slice(0, limit)
+        .map((id) => ({ id, value: history.get(id).value }));
+    },
+
+    async readImportProblems(site, id) {
+      assertOpen();
+      return histories.get(siteKey(site))?.get(id)?.problems;
+    },
+
+    async claimDeliveries(now, leaseMs, limit) {
+      assertOpen();
+      const due = [...queue.values()].filter((d) => d.dueAt <= now && d.leasedUntil <= now);
+      return due
+        .sort((a, b) => a.dueAt - b.dueAt)
+        .slice(0, limit)
+        .map((d) => {
+          d.lease = crypto.randomUUID();
+          d.leasedUntil = now + leaseMs;
+          return { id: d.id, dueAt: d.dueAt, value: d.value, lease: d.lease };
+        });
+    },
+
+    async settleDelivery(id, lease, next) {
+      assertOpen();
+      if (queue.get(id)?.lease !== lease) return false;
+      if (next === undefined) queue.delete(id);
+      else queue.set(id, { id, dueAt: next.dueAt, value: next.value, leasedUntil: 0 });
+      return true;
     },
 
     async ping() {

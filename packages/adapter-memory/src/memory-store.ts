@@ -4,6 +4,7 @@ import {
   checkUsageCounts,
   compareIds,
   copyProduct,
+  type Delivery,
   ImportStaging,
   KeyBook,
   type KeyField,
@@ -12,6 +13,17 @@ import {
   sameProduct,
   siteKey,
 } from "@catalog-kit/catalog-core";
+
+// A record of a site's import history, and its problem report.
+interface HistoryRecord {
+  value: string;
+  problems?: string | undefined;
+}
+
+interface HeldDelivery extends Delivery {
+  lease?: string | undefined;
+  leasedUntil: number;
+}
 
 interface SiteProducts {
   readonly byId: Map<string, Product>;
@@ -51,6 +63,8 @@ export function createMemoryStore(): CatalogStore {
   // Expired counters go when the map has doubled since the last sweep: memory stays within twice
   // the live counters, at a cost spread over the adds.
   let sweepAt = 1_024;
+  const histories = new Map<string, Map<string, HistoryRecord>>();
+  const deliveries = new Map<string, HeldDelivery>();
 
   // The product `find` and `remove` address: by id first, then by sku (one lookup for an id).
   function entryOf(products: SiteProducts | undefined, key: string, by: KeyField | undefined): Product | undefined {
@@ -158,6 +172,60 @@ export function createMemoryStore(): CatalogStore {
         counter.total += amount;
         return counter.total;
       });
+    },
+
+    async saveImport(site, { id, value }, save = {}) {
+      for (const delivery of save.deliveries ?? []) {
+        if (!deliveries.has(delivery.id)) deliveries.set(delivery.id, { ...delivery, leasedUntil: 0 });
+      }
+      const key = siteKey(site);
+      let history = histories.get(key);
+      if (history === undefined) histories.set(key, (history = new Map()));
+      const problems = save.problems ?? history.get(id)?.problems;
+      history.set(id, { value, problems });
+      if (save.trim === undefined) return;
+      const { keep, before } = save.trim;
+      const ids = [...history.keys()].sort().reverse();
+      for (const [rank, old] of ids.entries()) if (rank >= keep || old < before) history.delete(old);
+    },
+
+    async readImport(site, id) {
+      return histories.get(siteKey(site))?.get(id)?.value;
+    },
+
+    async listImports(site, before, limit) {
+      const history = histories.get(siteKey(site));
+      if (history === undefined) return [];
+      const ids = [...history.keys()].filter((id) => before === undefined || id < before);
+      return ids
+        .sort()
+        .reverse()
+        .slice(0, limit)
+        .map((id) => ({ id, value: (history.get(id) as HistoryRecord).value }));
+    },
+
+    async readImportProblems(site, id) {
+      return histories.get(siteKey(site))?.get(id)?.problems;
+    },
+
+    async claimDeliveries(now, leaseMs, limit) {
+      const due = [...deliveries.values()].filter((d) => d.dueAt <= now && d.leasedUntil <= now);
+      return due
+        .sort((a, b) => a.dueAt - b.dueAt)
+        .slice(0, limit)
+        .map((held) => {
+          held.lease = crypto.randomUUID();
+          held.leasedUntil = now + leaseMs;
+          return { id: held.id, dueAt: held.dueAt, value: held.value, lease: held.lease };
+        });
+    },
+
+    async settleDelivery(id, lease, next) {
+      const held = deliveries.get(id);
+      if (held?.lease !== lease) return false;
+      if (next === undefined) deliveries.delete(id);
+      else deliveries.set(id, { id, dueAt: next.dueAt, value: next.value, leasedUntil: 0 });
+      return true;
     },
 
     async ping() {},

@@ -101,9 +101,13 @@ export { judgeStagedRows, type RowJudgement, type StagedRow } from "./staged-row
 export { type Applicable, combineConflicts, ImportStaging, type SiteView } from "./staging.ts";
 export {
   type CatalogStore,
+  type ClaimedDelivery,
   type CommitResult,
   checkUsageCounts,
+  type Delivery,
+  type HistoryEntry,
   type ImportCounts,
+  type ImportSave,
   type KeyClaim,
   type KeyField,
   type KeyRecord,

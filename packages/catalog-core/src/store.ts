@@ -177,6 +177,44 @@ export function checkUsageCounts(counts: readonly UsageCount[], ttlMs: number): 
 }
 
 /**
+ * One record of a site's import history: its id (ordered by time) and JSON text no store reads
+ * (well-formed Unicode without NUL, up to 1 MiB, as are a delivery's value and a problem report).
+ */
+export interface HistoryEntry {
+  /** 1 to 64 ASCII letters and digits; ids compare as strings, a later import's id greater. */
+  readonly id: string;
+  readonly value: string;
+}
+
+/**
+ * A job a store keeps until a process settles it (a webhook delivery): an id unique in the
+ * store, when it is due (milliseconds since the epoch), and JSON text no store reads.
+ */
+export interface Delivery {
+  readonly id: string;
+  readonly dueAt: number;
+  readonly value: string;
+}
+
+/** A delivery `claimDeliveries` handed out, held by its `lease` until settled or `leaseMs` passed. */
+export interface ClaimedDelivery extends Delivery {
+  readonly lease: string;
+}
+
+/** What `saveImport` writes besides the record, in the same call. */
+export interface ImportSave {
+  /** The import's whole problem report (text, up to 16 MiB), in place of any it had. */
+  readonly problems?: string;
+  /** Deliveries to keep until settled; one whose id the store holds already is left as it is. */
+  readonly deliveries?: readonly Delivery[];
+  /**
+   * Retention: once the record is written, only the site's `keep` records of greatest id stay,
+   * and none whose id is below `before`; a record goes with its problem report.
+   */
+  readonly trim?: { readonly keep: number; readonly before: string };
+}
+
+/**
  * Where a catalog keeps its products: the contract every storage adapter implements, proven by
  * `testCatalogStore` from `@catalog-kit/catalog-core/testing`.
  *
@@ -248,6 +286,44 @@ export interface CatalogStore {
    * removed by the store `ttlMs` after its first add (its next add starts again at 0).
    */
   countUsage(counts: readonly UsageCount[], ttlMs: number): Promise<number[]>;
+
+  /**
+   * Writes the record `entry.id` of the site's import history (in place of the one it had), with
+   * what `save` carries. Its deliveries are durable before the record or with it, never after, so
+   * that no record is seen ended without them. Saving the same call again writes nothing new: a
+   * caller retries a save whose answer was lost.
+   */
+  saveImport(site: Site, entry: HistoryEntry, save?: ImportSave): Promise<void>;
+
+  /** The value of the site's history record `id`; `undefined` when there is none. */
+  readImport(site: Site, id: string): Promise<string | undefined>;
+
+  /**
+   * A page of the site's history, newest first: the first `limit` records (1 to 1,000) in
+   * decreasing id order whose id is below `before`, or from the greatest when it is undefined.
+   */
+  listImports(site: Site, before: string | undefined, limit: number): Promise<HistoryEntry[]>;
+
+  /** The problem report saved with the site's record `id`; `undefined` when it has none. */
+  readImportProblems(site: Site, id: string): Promise<string | undefined>;
+
+  /**
+   * Leases up to `limit` deliveries due at `now` (milliseconds since the epoch, the caller's
+   * clock) that no live lease holds, earliest `dueAt` first, each until `now + leaseMs` under a
+   * lease of its own; atomically, so that two processes never hold one delivery at once.
+   */
+  claimDeliveries(now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+
+  /**
+   * Ends a lease: removes the delivery, or with `next` keeps it due at `next.dueAt` with
+   * `next.value`, unleased. Answers false, changing nothing, when `lease` no longer holds it
+   * (it lapsed and another process claimed it, or it was settled).
+   */
+  settleDelivery(
+    id: string,
+    lease: string,
+    next?: { readonly dueAt: number; readonly value: string },
+  ): Promise<boolean>;
 
   /** Resolves when the backing storage answers; rejects with `STORAGE_UNAVAILABLE` otherwise. */
   ping(): Promise<void>;

@@ -48,6 +48,12 @@ function flaggedStore(faults: Faults = {}) {
     readTenants: guarded((since) => inner.readTenants(since)),
     writeTenant: guarded((change) => inner.writeTenant(change)),
     countUsage: guarded((counts, ttlMs) => inner.countUsage(counts, ttlMs)),
+    saveImport: guarded((site, entry, save) => inner.saveImport(site, entry, save)),
+    readImport: guarded((site, id) => inner.readImport(site, id)),
+    listImports: guarded((site, before, limit) => inner.listImports(site, before, limit)),
+    readImportProblems: guarded((site, id) => inner.readImportProblems(site, id)),
+    claimDeliveries: guarded((now, leaseMs, limit) => inner.claimDeliveries(now, leaseMs, limit)),
+    settleDelivery: guarded((id, lease, next) => inner.settleDelivery(id, lease, next)),
     ping: faults.pingNeverFails ? async () => {} : guarded(async () => {}),
     close: async () => {
       if (!faults.closeDoesNothing) state.closed = true;

@@ -640,6 +640,12 @@ describe("tokens", () => {
       readTenants: (since) => inner.readTenants(since),
       writeTenant: (change) => inner.writeTenant(change),
       countUsage: (counts, ttlMs) => inner.countUsage(counts, ttlMs),
+      saveImport: (site, entry, save) => inner.saveImport(site, entry, save),
+      readImport: (site, id) => inner.readImport(site, id),
+      listImports: (site, before, limit) => inner.listImports(site, before, limit),
+      readImportProblems: (site, id) => inner.readImportProblems(site, id),
+      claimDeliveries: (now, leaseMs, limit) => inner.claimDeliveries(now, leaseMs, limit),
+      settleDelivery: (id, lease, next) => inner.settleDelivery(id, lease, next),
       async find(site, key, by) {
         fail(key);
         return inner.find(site, key, by);

@@ -30,6 +30,18 @@ function failingStore(failure: () => unknown): CatalogStore & { failing: boolean
       store.failing ? Promise.reject(failure()) : inner.writeTenant(...args),
     countUsage: (...args: Parameters<CatalogStore["countUsage"]>) =>
       store.failing ? Promise.reject(failure()) : inner.countUsage(...args),
+    saveImport: (...args: Parameters<CatalogStore["saveImport"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.saveImport(...args),
+    readImport: (...args: Parameters<CatalogStore["readImport"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.readImport(...args),
+    listImports: (...args: Parameters<CatalogStore["listImports"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.listImports(...args),
+    readImportProblems: (...args: Parameters<CatalogStore["readImportProblems"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.readImportProblems(...args),
+    claimDeliveries: (...args: Parameters<CatalogStore["claimDeliveries"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.claimDeliveries(...args),
+    settleDelivery: (...args: Parameters<CatalogStore["settleDelivery"]>) =>
+      store.failing ? Promise.reject(failure()) : inner.settleDelivery(...args),
     ping: () => (store.failing ? Promise.reject(failure()) : inner.ping()),
     close: () => inner.close(),
   };

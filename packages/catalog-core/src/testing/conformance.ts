@@ -8,7 +8,9 @@ import type { Product } from "../product.ts";
 import type { Site } from "../site.ts";
 import type { CatalogStore } from "../store.ts";
 import { fullProduct, productArb, sampleProduct, uniqueSite } from "./arbitraries.ts";
+import { testDeliveries } from "./deliveries.ts";
 import { type BreakableStore, checkClosed, checkLostBackend, type NotApplicable } from "./failures.ts";
+import { testHistory } from "./history.ts";
 import { testKeys } from "./keys.ts";
 import { testList } from "./list.ts";
 import { testPreconditions } from "./preconditions.ts";
@@ -289,6 +291,8 @@ export function testCatalogStore(
     testProfiles(() => store);
     testTenants(() => store, numRuns);
     testUsage(() => store);
+    testHistory(() => store, numRuns);
+    testDeliveries(() => store);
 
     testModel(() => store, numRuns);
 

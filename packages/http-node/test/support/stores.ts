@@ -120,6 +120,12 @@ function unstarted(reason: unknown): CatalogStore {
     readTenants: fail,
     writeTenant: fail,
     countUsage: fail,
+    saveImport: fail,
+    readImport: fail,
+    listImports: fail,
+    readImportProblems: fail,
+    claimDeliveries: fail,
+    settleDelivery: fail,
     ping: fail,
     close: async () => {},
   };
