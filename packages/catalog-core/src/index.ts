@@ -46,7 +46,15 @@ export {
   type KeyPolicy,
   keyProblem,
 } from "./idempotency.ts";
-export { productJsonSchemas } from "./json-schema.ts";
+export {
+  IMPORT_CHANNELS,
+  IMPORT_FORMATS,
+  IMPORT_STATES,
+  type ImportRecord,
+  ImportRecordSchema,
+  type ImportState,
+} from "./import-record.ts";
+export { importRecordJsonSchema, productJsonSchemas } from "./json-schema.ts";
 export { jsonString } from "./json-string.ts";
 export { KeyBook } from "./key-book.ts";
 export { type Place, type RecordPart, toPointer } from "./parse.ts";

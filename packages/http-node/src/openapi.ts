@@ -13,6 +13,7 @@ import { DEFAULT_MAX_STREAM_BYTES } from "./body-stream.ts";
 import { ETAG_HEADER, json, openApiComponents, problem, REQUEST_ID_HEADER, ref } from "./openapi-components.ts";
 import { EXAMPLES, FEED_QUERY, RAW_EXAMPLES, STREAM_EXAMPLES } from "./openapi-examples.ts";
 import { RATE_LIMITED_EXAMPLE, rateLimited } from "./openapi-rate-limits.ts";
+import { openApiWebhooks } from "./openapi-webhooks.ts";
 import type { Operation, OperationDoc, PublishedLimits, RawBody } from "./operation.ts";
 import { MERGE_PATCH_TYPE } from "./patch.ts";
 import { RETRY_AFTER_SECONDS } from "./problem.ts";
@@ -302,6 +303,7 @@ export function buildOpenApi(settings: OpenApiSettings): object {
       { name: "Admin", description: "Sites and tokens made, listed and removed at run time; the `admin` scope" },
     ],
     paths,
+    webhooks: openApiWebhooks(),
     components: openApiComponents(settings.maxProductsPerRequest),
     "x-limits": {
       ...PRODUCT_LIMITS,

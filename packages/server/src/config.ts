@@ -29,6 +29,7 @@ import * as v from "valibot";
 import { ConfigError, issueLine, valibotMessage } from "./config-error.ts";
 import { jsonErrorOffset, placeOf } from "./json-position.ts";
 import { BUNDLED_ADAPTERS, type CheckedStorage, checkStorage, type StorageConfig } from "./storage/load.ts";
+import { WEBHOOK_CONFIG_ENTRIES, webhookIssues } from "./webhooks/webhook-config.ts";
 
 export { ConfigError } from "./config-error.ts";
 export type { StorageConfig } from "./storage/load.ts";
@@ -131,6 +132,8 @@ export const ConfigSchema = v.strictObject({
     ),
     true,
   ),
+  // Signed webhooks at each import's end: the endpoints, their targets, the delivery's timing.
+  ...WEBHOOK_CONFIG_ENTRIES,
 });
 
 /**
@@ -192,7 +195,7 @@ function parse(input: unknown): Parsed {
   const storage = writtenStorage(input);
   const result = v.safeParse(ConfigSchema, input);
   if (!result.success) return { issues: result.issues.map(describe), storage };
-  const issues = checkReferences(result.output);
+  const issues = [...checkReferences(result.output), ...webhookIssues(result.output)];
   if (issues.length > 0 || storage === undefined) return { issues, storage };
   const { limits } = result.output;
   const bodyBytesInFlight = limits.bodyBytesInFlight ?? DEFAULT_BODY_BUDGET_FACTOR * limits.maxBodyBytes;

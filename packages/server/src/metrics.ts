@@ -8,6 +8,7 @@ import type { AccessLogEntry, HandlerStats } from "@catalog-kit/http-node";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { registerCollectedHistogram } from "./collected-histogram.ts";
 import { BODY_BUCKETS, createRequestTally, DURATION_BUCKETS, OUTCOMES } from "./request-tally.ts";
+import { DELIVERY_OUTCOMES, type DeliveryOutcome } from "./webhooks/sender.ts";
 
 /** The server's metrics: fed by the handler's entries and errors, rendered for `GET /metrics`. */
 export interface ServerMetrics {
@@ -15,6 +16,8 @@ export interface ServerMetrics {
   observe(entry: AccessLogEntry): void;
   /** Counts a storage failure (`STORAGE_UNAVAILABLE`) or a failed health check. */
   storageError(): void;
+  /** Counts one try of a webhook delivery by its outcome. */
+  webhookDelivery(outcome: DeliveryOutcome): void;
   /** The text exposition format, and its content type. */
   render(): Promise<{ readonly contentType: string; readonly body: string }>;
 }
@@ -86,6 +89,14 @@ export function createMetrics(stats: () => HandlerStats, store?: CatalogStore): 
     help: "Storage failures: answers 503 STORAGE_UNAVAILABLE and failed health checks",
     registers: [registry],
   });
+  const webhookDeliveries = new Counter({
+    name: "catalog_webhook_deliveries_total",
+    help: "Tries of webhook deliveries, by outcome: delivered, retried, expired, disabled (410), dropped",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  // Every outcome from 0, so that a rate of failures is plotted before the first one.
+  for (const outcome of DELIVERY_OUTCOMES) webhookDeliveries.inc({ outcome }, 0);
   new Gauge({
     name: "catalog_imports_in_flight",
     help: "Imports reading their body or being applied",
@@ -118,6 +129,7 @@ export function createMetrics(stats: () => HandlerStats, store?: CatalogStore): 
   return {
     observe: tally.observe,
     storageError: () => storageErrors.inc(),
+    webhookDelivery: (outcome) => webhookDeliveries.inc({ outcome }),
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

@@ -29,6 +29,7 @@ import { metricsListener } from "./metrics-listener.ts";
 import { openStore } from "./open-store.ts";
 import { catalogSites, siteCurrencies } from "./sites.ts";
 import { stopOnSignals } from "./stop-on-signals.ts";
+import { startWebhookSender } from "./webhooks/sender.ts";
 
 // exactOptionalPropertyTypes: a key left out of the file stays out of the handler's options.
 function optional<K extends string>(key: K, value: number | undefined): { [P in K]?: number } {
@@ -137,8 +138,17 @@ async function serve(): Promise<void> {
   // nobody counts with (no limits) never settles.
   const usageMeter = createUsageMeter({ store, onError: backgroundError });
   const handler = createHandler(catalog, registry, config, accessLog, metrics, errorLog, usageMeter);
+  // Deliveries queued in the store by any server on it, this one's imports' and a stopped one's.
+  const webhookSender = startWebhookSender({
+    store,
+    settings: config,
+    log: (fields) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`),
+    ...(metrics === undefined ? {} : { count: metrics.webhookDelivery }),
+    onError: backgroundError,
+  });
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
+      await webhookSender.close();
       registry.close();
       await usageMeter.close();
       await catalog.close(); // an open store connection would keep the failed process alive
@@ -151,7 +161,7 @@ async function serve(): Promise<void> {
       : undefined;
   // Handlers first: a signal that arrives right after the banner must already stop gracefully.
   stopOnSignals(async () => {
-    await Promise.all([server.close(), metricsServer?.close()]);
+    await Promise.all([server.close(), metricsServer?.close(), webhookSender.close()]);
     registry.close();
     await usageMeter.close();
     await catalog.close();
