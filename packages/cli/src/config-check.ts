@@ -21,7 +21,12 @@ export async function checkConfig(args: readonly string[], io: Io): Promise<numb
       ...rest,
     }));
     const storage = Object.fromEntries(Object.entries(config.storage).map(([key, value]) => [key, redact(key, value)]));
-    io.stdout.write(`${JSON.stringify({ ...config, tokens, storage }, null, 2)}\n`);
+    // A webhook's secrets sign its messages: printed as many, never as written.
+    const webhooks = config.webhooks.map(({ secrets, ...rest }) => ({
+      ...rest,
+      secrets: secrets.map(() => "<redacted>"),
+    }));
+    io.stdout.write(`${JSON.stringify({ ...config, tokens, storage, webhooks }, null, 2)}\n`);
     io.stderr.write(`${file}: valid\n`);
     return 0;
   } catch (error) {

@@ -15,6 +15,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const WEBHOOK_SECRET = `whsec_${Buffer.alloc(24, 5).toString("base64")}`;
+
 describe("catalog-kit config check", () => {
   it("validates a configuration and prints its settings with secrets redacted", async () => {
     const good = join(dir, "good.json");
@@ -24,10 +26,20 @@ describe("catalog-kit config check", () => {
         sites: [SITE],
         tokens: [{ token: "very-secret-token", sites: "*" }],
         storage: { adapter: "redis", url: "redis://user:hunter2@127.0.0.1:6379" },
+        webhooks: [{ url: "https://erp.example/hooks", secrets: [WEBHOOK_SECRET], sites: "*" }],
       }),
     );
     const ok = await runCli(["config", "check", good]);
     expect(ok.code).toBe(0);
+    expect(ok.stdout).not.toContain(WEBHOOK_SECRET.slice("whsec_".length));
+    expect(JSON.parse(ok.stdout).webhooks).toEqual([
+      {
+        url: "https://erp.example/hooks",
+        secrets: ["<redacted>"],
+        events: ["import.succeeded", "import.failed"],
+        sites: "*",
+      },
+    ]);
     expect(ok.stdout).not.toContain("very-secret-token");
     expect(ok.stdout).not.toContain("hunter2");
     expect(JSON.parse(ok.stdout)).toMatchObject({

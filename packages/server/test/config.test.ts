@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../src/config.ts";
 import { catalogSites, siteCurrencies } from "../src/sites.ts";
 import { checkStorage } from "../src/storage/load.ts";
+import { WEBHOOK_DELIVERY_DEFAULTS } from "../src/webhooks/webhook-config.ts";
 
 // The example of the API contract, verbatim.
 const contractExample = {
@@ -54,6 +55,9 @@ describe("parseConfig", () => {
       notFoundStatus: 400,
       accessLog: true,
       metrics: true,
+      webhooks: [],
+      webhookTargets: { allowPrivate: false },
+      webhookDelivery: WEBHOOK_DELIVERY_DEFAULTS,
     });
     // The budget follows the body limit unless it is given.
     const small = parseConfig({ ...contractExample, limits: { maxBodyBytes: 1_000 } });

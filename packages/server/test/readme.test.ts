@@ -30,6 +30,9 @@ it("the configuration file's table lists every key of the schema, and no other",
     ...Object.keys(ConfigSchema.entries),
     ...Object.keys(limits).map((key) => `limits.${key}`),
     ...Object.keys(ConfigSchema.entries.idempotency.wrapped.entries).map((key) => `idempotency.${key}`),
+    ...Object.keys(ConfigSchema.entries.webhooks.wrapped.item.entries).map((key) => `webhooks[].${key}`),
+    ...Object.keys(ConfigSchema.entries.webhookTargets.wrapped.entries).map((key) => `webhookTargets.${key}`),
+    ...Object.keys(ConfigSchema.entries.webhookDelivery.wrapped.entries).map((key) => `webhookDelivery.${key}`),
     "tokens[].defaultSite",
     "tokens[].name",
     "tokens[].scopes",
@@ -37,7 +40,7 @@ it("the configuration file's table lists every key of the schema, and no other",
     ...Object.keys(ConfigSchema.entries.sites.pipe[0].item.entries)
       .filter((key) => key !== "siteId" && key !== "siteType")
       .map((key) => `sites[].${key}`),
-  ].filter((key) => key !== "limits" && key !== "idempotency");
+  ].filter((key) => !["limits", "idempotency", "webhookTargets", "webhookDelivery"].includes(key));
   expect(tableKeys("Configuration file").sort()).toEqual(schemaKeys.sort());
 });
 
@@ -62,7 +65,7 @@ it("the metrics' table lists every metric of the server's own, the pool's includ
   const pooled = { ...createMemoryStore(), poolStats: () => figures };
   const { body } = await createMetrics(stats, pooled).render();
   const own = [...body.matchAll(/^# HELP (catalog_\w+) /gm)].map(([, name]) => name as string);
-  expect(own).toHaveLength(13);
+  expect(own).toHaveLength(14);
   const listed = tableKeys("Metrics").filter((name) => name.startsWith("catalog_"));
   expect(listed.sort()).toEqual(own.sort());
 });
