@@ -59,8 +59,8 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * one call is one UPSERT, and a larger one, or a replace, waits in Redis, never in this process,
  * until its commit publishes it in one O(1) step (`staged-stream.ts`,
  * `stream-commit.ts`); `list` reads pages from each site's id index
- * (`list.ts`). No command is ever sent twice (`connection.ts`); failures reject with
- * `STORAGE_UNAVAILABLE`.
+ * (`list.ts`); the import history and the delivery queue are `history.ts` and `deliveries.ts`.
+ * No command is ever sent twice (`connection.ts`); failures reject with `STORAGE_UNAVAILABLE`.
  */
 export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const prefix = checkKeyPrefix(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
