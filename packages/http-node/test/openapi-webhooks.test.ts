@@ -58,7 +58,7 @@ describe("the document's webhooks", () => {
 
   it("takes a record without problems as the payload's data, in its event's state only", () => {
     const ajv = new Ajv2020({ strict: false });
-    addFormats(ajv);
+    addFormats.default(ajv);
     const validate = (type: string) =>
       ajv.compile(document.webhooks[type]?.post.requestBody.content["application/json"].schema ?? {});
     const succeeded = validate("import.succeeded");
