@@ -60,8 +60,23 @@ const ID = /^[A-Za-z0-9]{1,64}$/;
 /** The start of the ids of imports begun at `ms` (milliseconds since the epoch): 12 hex digits. */
 export const idPrefixAt = (ms: number): string => Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
 
-/** A new import's id: the time in 12 hex digits, then 16 random ones, so that ids sort by start. */
-export const newImportId = (now = Date.now()): string => idPrefixAt(now) + randomBytes(8).toString("hex");
+// The last id made in this process: one made in the same millisecond (or while the clock went
+// back) follows it, its random part plus one, so that the ids of one process sort by start.
+let lastMs = -1;
+let lastTail = 0n;
+
+/**
+ * A new import's id: the time in 12 hex digits, then 16 random ones (ULID's monotonic way), so
+ * that ids sort by start (across processes, to the millisecond).
+ */
+export function newImportId(now = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    // Half the range, so that the ids of a millisecond have room to count up.
+    lastTail = randomBytes(8).readBigUInt64BE() >> 1n;
+  } else lastTail += 1n;
+  return idPrefixAt(lastMs) + lastTail.toString(16).padStart(16, "0");
+}
 
 /** The `IMPORT_NOT_FOUND` error of an id. */
 export function importNotFound(id: string): CatalogError {
