@@ -1,5 +1,6 @@
 // The options and answers of the catalog's operations, and its limits.
 import type { KeyPolicy } from "./idempotency.ts";
+import type { HistoryOptions } from "./import-history.ts";
 import type { Product } from "./product.ts";
 import type { DocumentImportOptions } from "./profiles/options.ts";
 import type { ImportProfile } from "./profiles/profile.ts";
@@ -31,6 +32,11 @@ export interface CatalogOptions {
   readonly idempotency?: Partial<KeyPolicy>;
   /** Profiles of other platforms' files, besides the built-in ones, for the `profile` option by name. */
   readonly profiles?: readonly ImportProfile[];
+  /**
+   * How each site's imports are recorded (`HistoryOptions`: retention, report size, the end's
+   * deliveries and callback); `false` records none, and imports then carry no `importId`.
+   */
+  readonly history?: HistoryOptions | false;
 }
 
 /** Options of the three imports. */
@@ -48,6 +54,12 @@ export interface ImportOptions {
    * options and body. A function is called once the body has been read whole.
    */
   readonly fingerprint?: string | (() => string);
+  /** The id of the request that carried the import (an HTTP `X-Request-Id`), kept in its record. */
+  readonly requestId?: string;
+  /** The name of the token that sent it (never the token itself), kept in its record. */
+  readonly tokenName?: string;
+  /** The size of the body that held it, when the caller knows it, for its record (a streamed import counts its own). */
+  readonly bytesReceived?: number;
 }
 
 /** Options of the bulk imports (a list, CSV, a stream). */

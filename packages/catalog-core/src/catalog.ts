@@ -31,6 +31,15 @@ import {
   streamPrint,
   valuePrint,
 } from "./idempotency.ts";
+import {
+  historyPolicy,
+  historyReader,
+  type ImportListOptions,
+  type ImportPage,
+  type ImportProblems,
+} from "./import-history.ts";
+import { importRecorder } from "./import-journal.ts";
+import type { ImportRecord } from "./import-record.ts";
 import { encodeProduct, type Product } from "./product.ts";
 import { deleteProduct, patchProduct, storedProduct } from "./product-patch.ts";
 import { checkCurrency, documentOptions, profileBook, readingPrint } from "./profiles/options.ts";
@@ -59,6 +68,18 @@ export interface Catalog {
    * line and pointer.
    */
   importStream(site: Site, body: ByteSource, options: StreamImportOptions): Promise<ImportSummary>;
+  /**
+   * The record of an import of the site, as the store holds it now (one whose server stopped
+   * while it ran is `failed`, `IMPORT_INTERRUPTED`); `IMPORT_NOT_FOUND` when there is none.
+   */
+  getImport(site: Site, importId: string): Promise<ImportRecord>;
+  /**
+   * A page of the site's imports, newest first, filtered by state, idempotency key or request id;
+   * a bad option is `VALIDATION_FAILED` naming it as `parameter`.
+   */
+  listImports(site: Site, options?: ImportListOptions): Promise<ImportPage>;
+  /** The problem report of an import of the site: its problems up to the history's cap, and their total. */
+  importProblems(site: Site, importId: string): Promise<ImportProblems>;
   /**
    * A page of the site's products in id order. Walking the cursors returns every product that
    * exists for the whole walk exactly once, whatever is written meanwhile. A bad `limit` or
@@ -110,6 +131,10 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const hasSite = (site: Site) => sites.has(siteKey(site)) || directory?.hasSite(site) === true;
   const policy: KeyPolicy = { ...IDEMPOTENCY_DEFAULTS, ...options.idempotency };
   const profiles = profileBook(options.profiles ?? []);
+  const history = historyPolicy(options.history);
+  const reader = historyReader(store, history);
+
+  const recorded = importRecorder(store, history);
 
   function requireSite(site: Site): void {
     if (!hasSite(site)) throw siteNotFound(site);
@@ -162,62 +187,95 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async importProducts(site, products, options = {}) {
       requireSite(site);
-      const engine = bulkOptions(options, maxProducts);
-      if (!Array.isArray(products)) {
-        throw new CatalogError("VALIDATION_FAILED", "products must be an array", {
-          problems: [{ pointer: "/products", message: "Must be an array of products" }],
-        });
-      }
-      // Known without reading a record: refused before any is checked.
-      if (products.length > maxProducts) throw tooMany(maxProducts, products.length, true);
-      return run(
-        site,
-        listSource(products),
-        engine,
+      const start = {
+        channel: "body",
+        format: "products",
+        mode: options.mode,
+        missing: options.missing,
         options,
-        valuePrint(callParts("products", site, engine), products),
-      );
+      } as const;
+      return recorded(site, start, async (_, told) => {
+        const engine = told(bulkOptions(options, maxProducts));
+        if (!Array.isArray(products)) {
+          throw new CatalogError("VALIDATION_FAILED", "products must be an array", {
+            problems: [{ pointer: "/products", message: "Must be an array of products" }],
+          });
+        }
+        // Known without reading a record: refused before any is checked.
+        if (products.length > maxProducts) throw tooMany(maxProducts, products.length, true);
+        return run(
+          site,
+          listSource(products),
+          engine,
+          options,
+          valuePrint(callParts("products", site, engine), products),
+        );
+      });
     },
 
     async importProduct(site, product, options = {}) {
       requireSite(site);
-      const engine = { dryRun: options.dryRun ?? false, limit: 1 };
-      return run(
-        site,
-        productSource(product),
-        engine,
-        options,
-        valuePrint(callParts("product", site, engine), product),
-      );
+      const start = { channel: "body", format: "product", options } as const;
+      return recorded(site, start, async (_, told) => {
+        const engine = told({ dryRun: options.dryRun ?? false, limit: 1 });
+        return run(
+          site,
+          productSource(product),
+          engine,
+          options,
+          valuePrint(callParts("product", site, engine), product),
+        );
+      });
     },
 
     async importCsv(site, csvContent, options = {}) {
       requireSite(site);
-      const engine = bulkOptions(options, maxProducts);
-      if (typeof csvContent !== "string") {
-        throw new CatalogError("VALIDATION_FAILED", "csvContent must be a string", {
-          problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
-        });
-      }
-      const reading = { ...documentOptions("csv", options, profiles), merge: engine.merge !== undefined };
-      const call = valuePrint(callParts("csv", site, engine, reading), csvContent);
-      return run(site, documentSource("csv", [csvContent], true, reading), engine, options, call);
+      const { mode, missing, profile } = options;
+      const start = { channel: "body", format: "csv", mode, missing, profile, options } as const;
+      return recorded(site, start, async (_, told) => {
+        const engine = told(bulkOptions(options, maxProducts));
+        if (typeof csvContent !== "string") {
+          throw new CatalogError("VALIDATION_FAILED", "csvContent must be a string", {
+            problems: [{ pointer: "/csvContent", message: "Must be a string holding the CSV text" }],
+          });
+        }
+        const reading = { ...documentOptions("csv", options, profiles), merge: engine.merge !== undefined };
+        const call = valuePrint(callParts("csv", site, engine, reading), csvContent);
+        return run(site, documentSource("csv", [csvContent], true, reading), engine, options, call);
+      });
     },
 
-    async importStream(site, body, options) {
+    async importStream(site, given, options) {
       requireSite(site);
-      const engine = bulkOptions(options, maxStreamProducts);
-      const { format } = options;
-      const merge = engine.merge !== undefined;
-      const reading =
-        format === "ndjson" && options.profile === undefined
-          ? {}
-          : { ...documentOptions(format, options, profiles), merge };
-      if (options.idempotencyKey === undefined)
-        return runImport(store, site, documentSource(format, body, false, reading), engine);
-      // A caller's fingerprint has hashed the body already: it passes untouched then.
-      const call = streamPrint(callParts(format, site, engine, reading), body, options.fingerprint !== undefined);
-      return run(site, documentSource(format, call.body, false, reading), engine, options, call);
+      const { format, mode, missing, profile } = options;
+      const start = { channel: "stream", format, mode, missing, profile, options } as const;
+      return recorded(site, start, async (journal, told) => {
+        const body = journal === undefined ? given : journal.counted(given);
+        const engine = told(bulkOptions(options, maxStreamProducts));
+        const merge = engine.merge !== undefined;
+        const reading =
+          format === "ndjson" && options.profile === undefined
+            ? {}
+            : { ...documentOptions(format, options, profiles), merge };
+        if (options.idempotencyKey === undefined)
+          return runImport(store, site, documentSource(format, body, false, reading), engine);
+        // A caller's fingerprint has hashed the body already: it passes untouched then.
+        const call = streamPrint(callParts(format, site, engine, reading), body, options.fingerprint !== undefined);
+        return run(site, documentSource(format, call.body, false, reading), engine, options, call);
+      });
+    },
+
+    async getImport(site, importId) {
+      requireSite(site);
+      return reader.get(site, importId);
+    },
+    async listImports(site, options = {}) {
+      requireSite(site);
+      return reader.list(site, options);
+    },
+    async importProblems(site, importId) {
+      requireSite(site);
+      return reader.problems(site, importId);
     },
 
     async listProducts(site, { limit = LIST_LIMIT.default, cursor } = {}) {

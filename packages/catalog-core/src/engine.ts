@@ -26,6 +26,15 @@ export interface ImportSummary extends ImportCounts {
   readonly skipped?: number;
   /** The ids or skus of the first 100 records skipped, in request order; merges only. */
   readonly skippedKeys?: readonly string[];
+  /** The import's id in its site's history (`Catalog.getImport`); absent when the catalog keeps none. */
+  readonly importId?: string;
+}
+
+/** How far a running import got, as the engine tells it while it runs: what its record shows. */
+export interface ImportProgress {
+  /** Records read so far, refused ones included. */
+  productsRead: number;
+  state: "receiving" | "committing";
 }
 
 /** The options of one run of the engine. */
@@ -41,6 +50,10 @@ export interface EngineOptions extends WriteOptions {
   readonly key?: ImportKey & { readonly retainMs: number; readonly claim?: Promise<void> };
   /** A merge: each record changes the fields it carries of the product it names. */
   readonly merge?: MergeOptions;
+  /** Told the records read and the commit's start, when the import is recorded. */
+  readonly progress?: ImportProgress;
+  /** Problems an error keeps for the import's report, past the `MAX_PROBLEMS` it lists. */
+  readonly reportProblems?: number;
 }
 
 // Products handed to the store at once: a few megabytes in memory, and several of a networked
@@ -64,8 +77,12 @@ export function tooMany(limit: number, received: number, exact: boolean): Catalo
 }
 
 /** The `SKU_CONFLICT` error of a commit's conflicts, in the order of the import. */
-export function conflictError(conflicts: readonly SkuConflict[], source: Pick<RecordSource, "locate">): CatalogError {
-  const problems = new Problems();
+export function conflictError(
+  conflicts: readonly SkuConflict[],
+  source: Pick<RecordSource, "locate">,
+  keep?: number,
+): CatalogError {
+  const problems = new Problems(keep);
   const sorted = [...conflicts].sort((a, b) => a.position - b.position);
   for (const { sku, heldBy, position } of sorted) {
     problems.add({
@@ -82,7 +99,7 @@ const placeOf = (problem: Problem) => problem.row ?? problem.line ?? problem.ite
 
 // Problems of two lists as one, in the order of the import.
 function joined(first: Problems, second: Problems): Problems {
-  const all = new Problems();
+  const all = new Problems(Math.max(first.keep, second.keep));
   for (const problem of [...first.list, ...second.list].sort((a, b) => placeOf(a) - placeOf(b))) all.add(problem);
   all.count = first.count + second.count;
   return all;
@@ -142,9 +159,13 @@ async function runOnce(
   options: EngineOptions,
   merging: MergeStage | undefined,
 ): Promise<ImportSummary | typeof STALE> {
-  const { limit, dryRun, replace = false } = options;
+  const { limit, dryRun, replace = false, progress, reportProblems } = options;
   const write: WriteOptions = replace ? { dryRun, replace } : { dryRun };
-  const invalid = new Problems();
+  const invalid = new Problems(reportProblems);
+  if (reportProblems !== undefined) {
+    source.structure?.problems.keepUpTo(reportProblems);
+    source.values?.keepUpTo(reportProblems);
+  }
   const failed = () => invalid.count + (source.structure?.problems.count ?? 0) + (source.values?.count ?? 0) > 0;
   let staged: StagedImport | undefined;
   let pending: Promise<void> | undefined;
@@ -193,6 +214,7 @@ async function runOnce(
   try {
     for await (const part of source.parts) {
       count += part.count ?? part.records.length;
+      if (progress !== undefined) progress.productsRead = count;
       if (count > limit) {
         if (!source.buffered) throw tooMany(limit, count, false);
         if (source.reading) source.reading.counting = true;
@@ -232,6 +254,7 @@ async function runOnce(
     if (products.length > 0) await flush();
     await settle();
     staged ??= await begin();
+    if (progress !== undefined) progress.state = "committing";
     const { key } = options;
     const result = await staged.commit(
       key && !dryRun
@@ -242,7 +265,7 @@ async function runOnce(
     if (!result.applied && result.stale) return STALE;
     if (!result.applied && result.recorded) return replayOf(result.recorded, key as ImportKey);
     if (!result.applied && result.busy) throw keyInUse(key as ImportKey);
-    if (!result.applied) throw conflictError(result.conflicts, source);
+    if (!result.applied) throw conflictError(result.conflicts, source, reportProblems);
     const { created, updated, unchanged } = result.counts;
     const { report } = source;
     const read = report && { profile: report.profile, ignoredColumns: [...report.ignoredColumns] };

@@ -18,6 +18,7 @@ export type ErrorCode =
   | "IDEMPOTENCY_KEY_IN_USE"
   | "CONFLICT"
   | "TOKEN_NOT_FOUND"
+  | "IMPORT_NOT_FOUND"
   | "RATE_LIMITED"
   | "STORAGE_UNAVAILABLE";
 
@@ -58,6 +59,8 @@ export interface CatalogErrorDetails {
   readonly quota?: string;
   readonly window?: number;
   readonly retryAfter?: number;
+  /** The id of the import that failed, whose record tells it in full (absent when no history is kept). */
+  readonly importId?: string;
   readonly cause?: unknown;
 }
 
@@ -72,6 +75,8 @@ export class CatalogError extends Error {
   readonly quota: string | undefined;
   readonly window: number | undefined;
   readonly retryAfter: number | undefined;
+  /** The id of the import that failed, set by the catalog once its record is saved. */
+  importId: string | undefined;
 
   constructor(code: ErrorCode, message: string, details: CatalogErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -83,6 +88,7 @@ export class CatalogError extends Error {
     this.quota = details.quota;
     this.window = details.window;
     this.retryAfter = details.retryAfter;
+    this.importId = details.importId;
   }
 }
 

@@ -28,7 +28,7 @@ export type {
 } from "./catalog-options.ts";
 export { CURSOR_PATTERN } from "./cursor.ts";
 export { DecodedBodies } from "./decoded-bodies.ts";
-export type { ImportSummary } from "./engine.ts";
+export type { ImportProgress, ImportSummary } from "./engine.ts";
 export {
   CatalogError,
   type CatalogErrorDetails,
@@ -47,12 +47,24 @@ export {
   keyProblem,
 } from "./idempotency.ts";
 export {
+  HISTORY_DEFAULTS,
+  type HistoryOptions,
+  IMPORT_LIST_LIMIT,
+  type ImportListOptions,
+  type ImportPage,
+  type ImportProblems,
+  INTERRUPTED_AFTER_MS,
+} from "./import-history.ts";
+export { HEARTBEAT_MS, importIdOf } from "./import-journal.ts";
+export {
   IMPORT_CHANNELS,
   IMPORT_FORMATS,
   IMPORT_STATES,
   type ImportRecord,
+  ImportRecordCountsSchema,
   ImportRecordSchema,
   type ImportState,
+  ProblemSchema,
 } from "./import-record.ts";
 export { importRecordJsonSchema, productJsonSchemas } from "./json-schema.ts";
 export { jsonString } from "./json-string.ts";

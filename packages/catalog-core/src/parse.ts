@@ -32,22 +32,43 @@ export type ProblemCode =
   | "SKU_CONFLICT"
   | "PRODUCT_NOT_FOUND";
 
-/** Collects problems up to the cap while counting them all. */
+// The whole list of problems behind an error that carries only the first `MAX_PROBLEMS`: what an
+// import's report keeps. Beside the error, not on it, so that the error a caller holds stays small.
+const REPORTS = new WeakMap<CatalogError, readonly Problem[]>();
+
+/** Every problem an error's `Problems` kept (up to its `keep`), of which the error lists the first `MAX_PROBLEMS`. */
+export function reportOf(error: CatalogError): readonly Problem[] {
+  return REPORTS.get(error) ?? error.problems;
+}
+
+/** Collects problems up to the cap (`keep`, by default `MAX_PROBLEMS`) while counting them all. */
 export class Problems {
   readonly list: Problem[] = [];
   count = 0;
+  keep: number;
+
+  constructor(keep: number = MAX_PROBLEMS) {
+    this.keep = keep;
+  }
 
   add(problem: Problem): void {
     this.count++;
-    if (this.list.length < MAX_PROBLEMS) this.list.push(problem);
+    if (this.list.length < this.keep) this.list.push(problem);
+  }
+
+  /** Keeps up to `keep` problems from now on (an import's report keeps more than its error lists). */
+  keepUpTo(keep: number): void {
+    this.keep = Math.max(this.keep, keep);
   }
 
   toError(code: ProblemCode, what: string): CatalogError {
     const s = this.count === 1 ? "" : "s";
-    return new CatalogError(code, `${what}: ${this.count} problem${s} found; nothing was written`, {
+    const error = new CatalogError(code, `${what}: ${this.count} problem${s} found; nothing was written`, {
       problems: this.list,
       errorCount: this.count,
     });
+    if (this.list.length > MAX_PROBLEMS) REPORTS.set(error, this.list);
+    return error;
   }
 
   throwIfAny(code: ProblemCode, what: string): void {

@@ -6,6 +6,7 @@ import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { failure, product } from "./support/catalog-calls.ts";
 import { encodeCsv } from "./support/csv-encode.ts";
+import { IMPORT_ID } from "./support/import-ids.ts";
 
 const site = { siteId: "shop-1", siteType: "shopify" };
 const other = { siteId: "shop-1", siteType: "woo" };
@@ -45,7 +46,7 @@ describe("createCatalog", () => {
       product("c", "sc"),
       product("b", "sb", { title: "later" }),
     ]);
-    expect(summary).toEqual({ total: 3, created: 1, updated: 1, unchanged: 1, dryRun: false });
+    expect(summary).toEqual({ total: 3, created: 1, updated: 1, unchanged: 1, dryRun: false, importId: IMPORT_ID });
     expect((await catalog.getProduct(site, "b")).title).toBe("later");
   });
 
@@ -199,6 +200,7 @@ describe("createCatalog", () => {
       updated: 1,
       unchanged: 0,
       dryRun: true,
+      importId: IMPORT_ID,
     });
     expect((await catalog.getProduct(site, "a")).price).toBeUndefined();
     expect((await failure(catalog.importProduct(site, product("c", "s"), { dryRun: true }))).code).toBe("SKU_CONFLICT");

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Catalog, CatalogError, createCatalog, type Site } from "../src/index.ts";
 import { sampleProduct } from "../src/testing/arbitraries.ts";
+import { IMPORT_ID } from "./support/import-ids.ts";
 
 let sites = 0;
 function fresh(): { catalog: Catalog; site: Site } {
@@ -39,7 +40,7 @@ describe("idempotencyKey", () => {
         site,
         name === "products" ? "a" : name === "product" ? "b" : name === "csv" ? "c" : "d",
       );
-      expect(await call(`key-${name}`)).toEqual({ ...(first as object), replayed: true });
+      expect(await call(`key-${name}`)).toEqual({ ...(first as object), replayed: true, importId: IMPORT_ID });
     }
     expect((await catalog.listProducts(site)).products).toEqual([]);
   });

@@ -12,6 +12,7 @@ import { productArb } from "@catalog-kit/catalog-core/testing";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { failure, product } from "./support/catalog-calls.ts";
+import { IMPORT_ID } from "./support/import-ids.ts";
 
 const site = { siteId: "shop-1", siteType: "shopify" };
 
@@ -48,6 +49,7 @@ describe("merge imports", () => {
       dryRun: false,
       skipped: 0,
       skippedKeys: [],
+      importId: IMPORT_ID,
     });
     expect(await catalog.getProduct(site, "a")).toEqual(product("a", "sa", { price: 11 }));
     expect(await catalog.getProduct(site, "b")).toEqual(product("b", "sb", { price: 20 }));
@@ -352,6 +354,7 @@ describe("merges among the other options", () => {
       unchanged,
       dryRun: false,
       replayed: true,
+      importId: IMPORT_ID,
     });
     expect((await catalog.getProduct(site, "a")).price).toBe(2);
     const other = await failure(catalog.importProducts(site, [{ id: "a", price: 1 }], { ...options, missing: "skip" }));
