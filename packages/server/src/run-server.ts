@@ -5,6 +5,7 @@ import {
   type Catalog,
   createCatalog,
   createUsageMeter,
+  type ImportRecord,
   isCatalogError,
   openTenantRegistry,
   type TenantRegistry,
@@ -29,6 +30,7 @@ import { metricsListener } from "./metrics-listener.ts";
 import { openStore } from "./open-store.ts";
 import { catalogSites, siteCurrencies } from "./sites.ts";
 import { stopOnSignals } from "./stop-on-signals.ts";
+import { webhookDeliveries } from "./webhooks/deliveries.ts";
 import { startWebhookSender } from "./webhooks/sender.ts";
 
 // exactOptionalPropertyTypes: a key left out of the file stays out of the handler's options.
@@ -128,7 +130,9 @@ async function serve(): Promise<void> {
     await store.close();
     throw error;
   });
-  const catalog = createCatalog({ store, sites, directory: registry, limits: config.limits, idempotency });
+  // Each import's end enqueues its webhooks' deliveries with its final record, in one store call.
+  const history = { deliveries: (record: ImportRecord) => webhookDeliveries(config.webhooks, record) };
+  const catalog = createCatalog({ store, sites, directory: registry, limits: config.limits, idempotency, history });
   // Batched: one write per interval instead of one system call per request. Whatever is still
   // queued is written on the way out, so a clean shutdown loses no line.
   const accessLog = (logSwitch ?? config.accessLog) ? createAccessLog((text) => process.stdout.write(text)) : undefined;
