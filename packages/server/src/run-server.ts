@@ -143,16 +143,20 @@ async function serve(): Promise<void> {
   const usageMeter = createUsageMeter({ store, onError: backgroundError });
   const handler = createHandler(catalog, registry, config, accessLog, metrics, errorLog, usageMeter);
   // Deliveries queued in the store by any server on it, this one's imports' and a stopped one's.
-  const webhookSender = startWebhookSender({
-    store,
-    settings: config,
-    log: (fields) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`),
-    ...(metrics === undefined ? {} : { count: metrics.webhookDelivery }),
-    onError: backgroundError,
-  });
+  // None without webhooks: no poll of the store, and no drop of what a server that has them queued.
+  const webhookSender =
+    config.webhooks.length === 0
+      ? undefined
+      : startWebhookSender({
+          store,
+          settings: config,
+          log: (fields) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...fields })}\n`),
+          ...(metrics === undefined ? {} : { count: metrics.webhookDelivery }),
+          onError: backgroundError,
+        });
   const server = await startServer({ handler, port, host, requestTimeout: config.limits.requestTimeoutMs }).catch(
     async (error: unknown) => {
-      await webhookSender.close();
+      await webhookSender?.close();
       registry.close();
       await usageMeter.close();
       await catalog.close(); // an open store connection would keep the failed process alive
@@ -165,7 +169,7 @@ async function serve(): Promise<void> {
       : undefined;
   // Handlers first: a signal that arrives right after the banner must already stop gracefully.
   stopOnSignals(async () => {
-    await Promise.all([server.close(), metricsServer?.close(), webhookSender.close()]);
+    await Promise.all([server.close(), metricsServer?.close(), webhookSender?.close()]);
     registry.close();
     await usageMeter.close();
     await catalog.close();
