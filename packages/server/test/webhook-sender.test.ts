@@ -224,6 +224,10 @@ describe("the webhook sender", () => {
       url: "https://gone.example/hooks",
     });
     expect(JSON.stringify(hook.logs)).not.toContain("whsec_");
+    const unreadable = [{ id: "msg_bad", dueAt: 0, value: JSON.stringify({ ...value, url: "not a url" }) }];
+    await hook.store.saveImport(SITE, { id: "r2", value: "{}" }, { deliveries: unreadable });
+    expect(await hook.outcome(2)).toEqual(["dropped", "dropped"]);
+    expect(hook.logs[1]).toMatchObject({ event: "webhook_dropped", webhookId: "msg_bad" });
   });
 
   it("abandons a send in flight when it stops: the delivery stays queued, same id, for the next lease", async () => {

@@ -13,7 +13,10 @@ const Time = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
  * sent, the same on every try), how many tries failed, and when the first was made.
  */
 export const DeliveryValueSchema = v.object({
-  url: v.string(),
+  url: v.pipe(
+    v.string(),
+    v.check((url) => URL.canParse(url)),
+  ),
   type: v.picklist(WEBHOOK_EVENTS),
   body: v.string(),
   attempts: Time,
