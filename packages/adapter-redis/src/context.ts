@@ -1,4 +1,5 @@
 // What the store's modules share: how to call a script on a site's keys, and the tuning.
+import type { Outcome } from "./errors.ts";
 import type { KeyName, ScriptKeys } from "./keys.ts";
 import type { Script } from "./lua.ts";
 
@@ -29,3 +30,9 @@ export interface StoreContext {
   readonly lockTtlMs: number;
   readonly busyTimeoutMs: number;
 }
+
+/** The store's wrapper of a call: a closed store, the eviction policy, errors as STORAGE_UNAVAILABLE. */
+export type Operation = <T>(what: string, body: () => Promise<T>, outcome?: Outcome) => Promise<T>;
+
+/** With `waitForReplicas`, waits until the replicas have every write made on the primary holding `key`. */
+export type AfterWrite = (key: string) => Promise<void> | undefined;

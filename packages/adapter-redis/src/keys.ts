@@ -121,11 +121,45 @@ export interface UsageKeys {
   readonly usageCounter: string;
 }
 
+/**
+ * The import history of a site, under the site's tag (see `history.ts`): three keys rather than
+ * a key per record, so that a script declares them all and trims any number of records.
+ *
+ * | key                                        | type | holds                                          |
+ * |--------------------------------------------|------|------------------------------------------------|
+ * | `<prefix>:{<type>:<id>}:history:ids`       | zset | every record's id, all scored 0 (ZRANGEBYLEX) |
+ * | `<prefix>:{<type>:<id>}:history:records`   | hash | id → the record's value                        |
+ * | `<prefix>:{<type>:<id>}:history:problems`  | hash | id → the record's problem report               |
+ */
+export interface HistoryKeys {
+  readonly historyIds: string;
+  readonly historyRecords: string;
+  readonly historyProblems: string;
+}
+
+/**
+ * The delivery queue, one per store, under one tag of its own (see `deliveries.ts`). No site's
+ * key can take these names: a site's tag always holds a `:`.
+ *
+ * | key                              | type | holds                                                       |
+ * |----------------------------------|------|-------------------------------------------------------------|
+ * | `<prefix>:{deliveries}:due`      | zset | the unleased deliveries (and those whose lease lapsed), scored by `dueAt` |
+ * | `<prefix>:{deliveries}:leased`   | zset | the leased deliveries, scored by the end of their lease     |
+ * | `<prefix>:{deliveries}:values`   | hash | id → the delivery's value, for every delivery held          |
+ * | `<prefix>:{deliveries}:leases`   | hash | id → `"<dueAt> <lease end> <lease>"`, for a delivery claimed since it was last due |
+ */
+export interface DeliveryKeys {
+  readonly deliveriesDue: string;
+  readonly deliveriesLeased: string;
+  readonly deliveryValues: string;
+  readonly deliveryLeases: string;
+}
+
 /** Every key of a site a script may declare: the site's, an import's, an idempotency key's. */
 export type SiteScriptKeys = ImportKeys & IncomingKeys & IdempotencyKeys;
 
 /** Every key a script may declare, by name. */
-export type ScriptKeys = SiteScriptKeys & TenantKeys & UsageKeys;
+export type ScriptKeys = SiteScriptKeys & TenantKeys & UsageKeys & HistoryKeys & DeliveryKeys;
 
 /** The name of a key a script may declare. */
 export type KeyName = keyof ScriptKeys;
@@ -251,4 +285,21 @@ export function tenantKeys(prefix: string): TenantKeys {
 /** The key of the usage counter `key` under a prefix already checked by `checkKeyPrefix`. */
 export function usageKeys(prefix: string, key: string): UsageKeys {
   return { usageCounter: `${prefix}{usage:${escapeSitePart(key)}}` };
+}
+
+/** The import history keys of the site of `keys`. */
+export function historyKeys(keys: SiteKeys): HistoryKeys {
+  const base = `${keys.products.slice(0, -"products".length)}history:`;
+  return { historyIds: `${base}ids`, historyRecords: `${base}records`, historyProblems: `${base}problems` };
+}
+
+/** The keys of the delivery queue under a prefix already checked by `checkKeyPrefix`. */
+export function deliveryKeys(prefix: string): DeliveryKeys {
+  const base = `${prefix}{deliveries}:`;
+  return {
+    deliveriesDue: `${base}due`,
+    deliveriesLeased: `${base}leased`,
+    deliveryValues: `${base}values`,
+    deliveryLeases: `${base}leases`,
+  };
 }

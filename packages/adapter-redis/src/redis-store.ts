@@ -4,9 +4,11 @@ import { CatalogError, type CatalogStore, type Product } from "@catalog-kit/cata
 import { chunksOf } from "./chunk.ts";
 import { bounded, connect, type RedisConnection, whenReady } from "./connection.ts";
 import type { StoreContext } from "./context.ts";
+import { deliveryCalls } from "./deliveries.ts";
 import { type Outcome, slotMoving, unavailable } from "./errors.ts";
 import { FoundProducts } from "./found.ts";
 import { checkEviction, probe } from "./health.ts";
+import { historyCalls } from "./history.ts";
 import { claimKey, type KeyArgs, wholeMs } from "./idempotency.ts";
 import { checkKeyPrefix, DEFAULT_KEY_PREFIX, idempotencyKeys, lastSiteKeys, type SiteKeys } from "./keys.ts";
 import { listPage } from "./list.ts";
@@ -57,8 +59,8 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * one call is one UPSERT, and a larger one, or a replace, waits in Redis, never in this process,
  * until its commit publishes it in one O(1) step (`staged-stream.ts`,
  * `stream-commit.ts`); `list` reads pages from each site's id index
- * (`list.ts`). No command is ever sent twice (`connection.ts`); failures reject with
- * `STORAGE_UNAVAILABLE`.
+ * (`list.ts`); the import history and the delivery queue are `history.ts` and `deliveries.ts`.
+ * No command is ever sent twice (`connection.ts`); failures reject with `STORAGE_UNAVAILABLE`.
  */
 export function createRedisStore(options: RedisStoreOptions): CatalogStore {
   const prefix = checkKeyPrefix(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
@@ -155,7 +157,8 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
 
   const lookupBySku = skuLookupBatcher(ctx);
 
-  const afterWrite = (keys: SiteKeys) => (replication ? replicated(connection, replication, keys.products) : undefined);
+  const afterWriteOn = (key: string) => (replication ? replicated(connection, replication, key) : undefined);
+  const afterWrite = (keys: SiteKeys) => afterWriteOn(keys.products);
 
   // An import that fits in one script call: one UPSERT, the fast path of small imports. Under an
   // idempotency key, even an empty one is sent: the call checks and records the key.
@@ -281,6 +284,8 @@ export function createRedisStore(options: RedisStoreOptions): CatalogStore {
     },
 
     ...tenantCalls(ctx, prefix, operation),
+    ...historyCalls(ctx, prefix, siteKeys, operation, afterWriteOn),
+    ...deliveryCalls(ctx, prefix, operation, afterWriteOn),
 
     ping: () => operation("health check", () => probe(connection)),
 

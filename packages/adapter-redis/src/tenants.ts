@@ -12,16 +12,12 @@
 // leaves the registry as asked: the caller can read the entry to learn which happened. A lost add
 // to a counter may have been counted: counters are estimates of use within a window anyway.
 import { type CatalogStore, checkUsageCounts, type TenantEntry, type UsageCount } from "@catalog-kit/catalog-core";
-import type { StoreContext } from "./context.ts";
-import type { Outcome } from "./errors.ts";
+import type { Operation, StoreContext } from "./context.ts";
 import { wholeMs } from "./idempotency.ts";
 import { tenantKeys, usageKeys } from "./keys.ts";
 import { TENANT_WRITE } from "./scripts/tenant-write.ts";
 import { TENANTS_READ } from "./scripts/tenants-read.ts";
 import { USAGE_COUNT } from "./scripts/usage-count.ts";
-
-/** The store's wrapper of a call: a closed store, the eviction policy, errors as STORAGE_UNAVAILABLE. */
-type Operation = <T>(what: string, body: () => Promise<T>, outcome?: Outcome) => Promise<T>;
 
 /** A caller's mistake found before anything is sent: thrown as it is, never as STORAGE_UNAVAILABLE. */
 function checkCounts(counts: readonly UsageCount[], ttlMs: number): number {

@@ -1,6 +1,16 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { checkKeyPrefix, escapeSitePart, idempotencyKeys, importKeys, incomingKeys, siteKeys } from "../src/keys.ts";
+import {
+  checkKeyPrefix,
+  deliveryKeys,
+  escapeSitePart,
+  historyKeys,
+  idempotencyKeys,
+  importKeys,
+  incomingKeys,
+  siteKeys,
+  tenantKeys,
+} from "../src/keys.ts";
 
 /** The part of a key that Redis Cluster hashes: between the first `{` and the next `}`, if not empty. */
 function hashTag(key: string): string {
@@ -21,6 +31,7 @@ function allKeys(
       ...Object.values(importKeys(keys, token)),
       ...Object.values(incomingKeys(keys, token)),
       ...Object.values(idempotencyKeys(keys, idempotencyKey)),
+      ...Object.values(historyKeys(keys)),
     ]),
   ];
 }
@@ -106,6 +117,37 @@ describe("key layout", () => {
       const rest = new Set(allKeys(prefix, site, "0123abcd", other));
       if (key === other) for (const name of mine) rest.delete(name);
       for (const name of mine) expect(rest.has(name)).toBe(false);
+    },
+  );
+
+  test("a site's import history is under its tag; the delivery queue under a tag of its own", () => {
+    const keys = siteKeys(checkKeyPrefix("catalog"), { siteType: "shopify", siteId: "shop-1" });
+    expect(historyKeys(keys)).toEqual({
+      historyIds: "catalog:{shopify:shop-1}:history:ids",
+      historyRecords: "catalog:{shopify:shop-1}:history:records",
+      historyProblems: "catalog:{shopify:shop-1}:history:problems",
+    });
+    expect(deliveryKeys(checkKeyPrefix("catalog"))).toEqual({
+      deliveriesDue: "catalog:{deliveries}:due",
+      deliveriesLeased: "catalog:{deliveries}:leased",
+      deliveryValues: "catalog:{deliveries}:values",
+      deliveryLeases: "catalog:{deliveries}:leases",
+    });
+  });
+
+  test.prop([prefixArb, siteArb, idempotencyKeyArb])(
+    "no key of a site is the delivery queue's or the registry's, nor has their tag",
+    (prefix, site, key) => {
+      const shared = [
+        ...Object.values(deliveryKeys(checkKeyPrefix(prefix))),
+        ...Object.values(tenantKeys(checkKeyPrefix(prefix))),
+      ];
+      const tags = new Set(shared.map(hashTag));
+      expect(tags).toEqual(new Set(["deliveries", "tenants"]));
+      for (const name of allKeys(prefix, site, "0123abcd", key)) {
+        expect(shared).not.toContain(name);
+        expect(tags.has(hashTag(name))).toBe(false);
+      }
     },
   );
 

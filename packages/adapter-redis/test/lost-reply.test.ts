@@ -13,6 +13,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRedisStore, redisClientOptions } from "../src/index.ts";
 import { checkKeyPrefix, siteKeys } from "../src/keys.ts";
+import { DELIVERIES_ADD } from "../src/scripts/deliveries-add.ts";
+import { DELIVERIES_CLAIM } from "../src/scripts/deliveries-claim.ts";
+import { HISTORY_SAVE } from "../src/scripts/history-save.ts";
 import { PUBLISH } from "../src/scripts/import-publish.ts";
 import { TENANT_WRITE } from "../src/scripts/tenant-write.ts";
 import { checkIndex, storedProducts } from "../src/testing/index.ts";
@@ -181,6 +184,83 @@ describeWithRedis("a reply lost after Redis ran the command (standalone)", () =>
     await reconnected(store);
     expect(await store.writeTenant({ key, value: '{"a":1}', when: "absent" })).toBe(false);
     expect(await store.writeTenant({ key, value: '{"a":2}', when: "present" })).toBe(true);
+  });
+
+  // The choice history.ts documents: the deliveries go first, so a save cut short leaves them
+  // and no record, never the record without them; a caller's retry writes the same state again.
+  describe("saveImport with a delivery", () => {
+    const runs = (script: { readonly sha: string }) => (argv: readonly Buffer[]) => argv[1]?.toString() === script.sha;
+    const t0 = 8_000_000_000_000;
+    const saveOf = (id: string) => ({
+      deliveries: [{ id, dueAt: t0, value: `{"delivery":"${id}"}` }],
+      problems: "row 1: no price\n",
+    });
+    // This test's deliveries among those due at t0, claimed and settled.
+    const drain = async (id: string) => {
+      const claimed = (await direct.claimDeliveries(t0, 60_000, 1_000)).filter((d) => d.id === id);
+      for (const d of claimed) await direct.settleDelivery(d.id, d.lease);
+      return claimed.map(({ id, value }) => ({ id, value }));
+    };
+    beforeAll(async () => {
+      // Loads the scripts, so that a drop lands on a run, not on a NOSCRIPT.
+      const id = `warm-${crypto.randomUUID()}`;
+      await direct.saveImport(uniqueSite(), { id: "0a", value: "{}" }, saveOf(id));
+      await drain(id);
+    });
+
+    test("the record's reply lost: STORAGE_UNAVAILABLE, ran once, record and delivery written; the retry adds nothing", async () => {
+      const store = throughProxy();
+      const site = uniqueSite();
+      const id = `d-${crypto.randomUUID()}`;
+      await reconnected(store);
+      const dropped = proxy.dropReplyAfter(runs(HISTORY_SAVE));
+      const outcome = await settle(store.saveImport(site, { id: "01a", value: '{"state":"succeeded"}' }, saveOf(id)));
+      await dropped;
+      expectOutcomeUnknown(outcome);
+      expect(proxy.count(runs(HISTORY_SAVE))).toBe(1);
+      expect(await direct.readImport(site, "01a")).toBe('{"state":"succeeded"}');
+      await reconnected(store);
+      await store.saveImport(site, { id: "01a", value: '{"state":"succeeded"}' }, saveOf(id));
+      expect(await direct.listImports(site, undefined, 10)).toEqual([{ id: "01a", value: '{"state":"succeeded"}' }]);
+      expect(await direct.readImportProblems(site, "01a")).toBe("row 1: no price\n");
+      expect(await drain(id)).toEqual([{ id, value: `{"delivery":"${id}"}` }]);
+    });
+
+    test("the delivery's reply lost: STORAGE_UNAVAILABLE, the delivery queued and no record; the retry saves it", async () => {
+      const store = throughProxy();
+      const site = uniqueSite();
+      const id = `d-${crypto.randomUUID()}`;
+      await reconnected(store);
+      const saves = proxy.count(runs(HISTORY_SAVE));
+      const dropped = proxy.dropReplyAfter(runs(DELIVERIES_ADD));
+      const outcome = await settle(store.saveImport(site, { id: "01a", value: '{"state":"failed"}' }, saveOf(id)));
+      await dropped;
+      expectOutcomeUnknown(outcome);
+      expect(proxy.count(runs(HISTORY_SAVE))).toBe(saves);
+      expect(await direct.readImport(site, "01a")).toBeUndefined();
+      await reconnected(store);
+      await store.saveImport(site, { id: "01a", value: '{"state":"failed"}' }, saveOf(id));
+      expect(await direct.readImport(site, "01a")).toBe('{"state":"failed"}');
+      expect(await drain(id)).toEqual([{ id, value: `{"delivery":"${id}"}` }]);
+    });
+
+    test("a claim's reply lost: STORAGE_UNAVAILABLE, ran once; its deliveries come back once the lease lapses", async () => {
+      const store = throughProxy();
+      const id = `d-${crypto.randomUUID()}`;
+      await direct.saveImport(uniqueSite(), { id: "01a", value: "{}" }, saveOf(id));
+      await reconnected(store);
+      const claims = proxy.count(runs(DELIVERIES_CLAIM));
+      const dropped = proxy.dropReplyAfter(runs(DELIVERIES_CLAIM));
+      const outcome = await settle(store.claimDeliveries(t0, 5_000, 1_000));
+      await dropped;
+      expectOutcomeUnknown(outcome);
+      expect(proxy.count(runs(DELIVERIES_CLAIM))).toBe(claims + 1);
+      // Leased by the lost claim: nobody holds it until t0 + 5,000, then anyone may.
+      expect((await direct.claimDeliveries(t0 + 4_999, 60_000, 1_000)).filter((d) => d.id === id)).toEqual([]);
+      const [again] = (await direct.claimDeliveries(t0 + 5_000, 60_000, 1_000)).filter((d) => d.id === id);
+      expect(again?.id).toBe(id);
+      expect(await direct.settleDelivery(id, again?.lease as string)).toBe(true);
+    });
   });
 
   test("one-call upsert: rejects STORAGE_UNAVAILABLE, ran once, and a retry finds it unchanged", async () => {

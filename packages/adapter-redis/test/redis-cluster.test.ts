@@ -6,7 +6,15 @@ import { describeWithRedis } from "@catalog-kit/test-support/vitest";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clusterClientOptions, createRedisStore } from "../src/index.ts";
-import { checkKeyPrefix, idempotencyKeys, importKeys, siteKeys, usageKeys } from "../src/keys.ts";
+import {
+  checkKeyPrefix,
+  deliveryKeys,
+  historyKeys,
+  idempotencyKeys,
+  importKeys,
+  siteKeys,
+  usageKeys,
+} from "../src/keys.ts";
 import { checkIndex } from "../src/testing/index.ts";
 import { product } from "./support/products.ts";
 
@@ -50,6 +58,29 @@ describeWithRedis("Redis store on a 3-master cluster", () => {
         expect(await admin.get(counterKeys[1] as string)).toBe("1");
         const counterSlots = await Promise.all(counterKeys.map((key) => admin.cluster("KEYSLOT", key)));
         expect(new Set(counterSlots).size).toBeGreaterThan(10);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("a site's history is in the slot of its products, the delivery queue in one slot of its own", async () => {
+      const store = createRedisStore({ cluster: cluster.nodes, keyPrefix: "hist" });
+      try {
+        const site = uniqueSite();
+        const delivery = { id: crypto.randomUUID(), dueAt: 1_000, value: "{}" };
+        await upsert(store, site, [product("a", "s")], { dryRun: false });
+        await store.saveImport(site, { id: "01a", value: "{}" }, { problems: "p", deliveries: [delivery] });
+        const keys = siteKeys(checkKeyPrefix("hist"), site);
+        const history = Object.values(historyKeys(keys));
+        expect(await Promise.all(history.map((key) => admin.exists(key)))).toEqual([1, 1, 1]);
+        const slotsOf = (names: string[]) => Promise.all(names.map((key) => admin.cluster("KEYSLOT", key)));
+        expect(new Set(await slotsOf([keys.products, ...history])).size).toBe(1);
+        const queue = deliveryKeys(checkKeyPrefix("hist"));
+        expect(await admin.hget(queue.deliveryValues, delivery.id)).toBe("{}");
+        expect(new Set(await slotsOf(Object.values(queue))).size).toBe(1);
+        const [claimed] = await store.claimDeliveries(1_000, 60_000, 10);
+        expect(claimed?.id).toBe(delivery.id);
+        expect(await store.settleDelivery(delivery.id, claimed?.lease as string)).toBe(true);
       } finally {
         await store.close();
       }

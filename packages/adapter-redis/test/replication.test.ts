@@ -53,6 +53,34 @@ describeWithRedis("waitForReplicas", () => {
     expect(await replicaClient.hexists(keys[0] as string, "id-7")).toBe(0);
   });
 
+  test("an import's record and its deliveries, and a claim and a settle, wait for the replicas", async () => {
+    const site = uniqueSite();
+    const id = `wait-${crypto.randomUUID()}`;
+    const save = { problems: "p", deliveries: [{ id, dueAt: 7_000_000_000_000, value: "{}" }] };
+    await open(1).saveImport(site, { id: "01a", value: "{}" }, save);
+    expect(await replicaClient.hget("wait:{deliveries}:values", id)).toBe("{}");
+    const [records] = await replicaClient.keys(`wait:{*${site.siteId}}:history:records`);
+    expect(await replicaClient.hget(records as string, "01a")).toBe("{}");
+    const [claimed] = await open(1).claimDeliveries(7_000_000_000_000, 60_000, 1);
+    expect(await replicaClient.hexists("wait:{deliveries}:leases", id)).toBe(1);
+    expect(await open(1).settleDelivery(id, claimed?.lease as string)).toBe(true);
+    expect(await replicaClient.hexists("wait:{deliveries}:values", id)).toBe(0);
+    // Two replicas asked of one: each write fails, saying it is applied on the primary.
+    const strict = open(2);
+    const again = { id: `${id}-2`, dueAt: 7_000_000_000_000, value: "{}" };
+    const failures = [
+      strict.saveImport(site, { id: "02a", value: "{}" }, { deliveries: [again] }),
+      strict.claimDeliveries(7_000_000_000_000, 60_000, 1),
+    ];
+    for (const error of await Promise.all(failures.map((call) => call.catch((e: unknown) => e)))) {
+      expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
+      expect((error as Error).message).toMatch(/applied on the Redis primary/);
+    }
+    const lease = (await replicaClient.hget("wait:{deliveries}:leases", again.id))?.split(" ")[2] as string;
+    const settled = await strict.settleDelivery(again.id, lease).catch((e: unknown) => e);
+    expect(isCatalogError(settled, "STORAGE_UNAVAILABLE")).toBe(true);
+  });
+
   test("a write fewer replicas confirm fails with STORAGE_UNAVAILABLE that says it is applied on the primary", async () => {
     const store = open(2);
     const site = uniqueSite();

@@ -75,6 +75,16 @@ export function testDeliveries(store: () => CatalogStore): void {
     expect(await q.claim(100 * LEASE)).toEqual([]);
   });
 
+  test("deliveries: a delivery whose lease lapsed is claimed in the order of its dueAt, not of its lease's end", async () => {
+    const q = queue();
+    await q.enqueue(q.delivery("a", 0));
+    expect(q.names(await q.claim(0, 10, 1_000))).toEqual(["a"]);
+    await q.enqueue(q.delivery("b", 500));
+    // At 2,000 both are free: `a` (due at 0, its lease ended at 1,000) comes before `b` (due at 500).
+    expect(q.names(await q.claim(2_000))).toEqual(["a", "b"]);
+    await q.cleanUp();
+  });
+
   test("deliveries: settled with next, a delivery is due again then with its new value, unleased", async () => {
     const q = queue();
     const a = q.delivery("a", 0, '{"attempt":1}');
