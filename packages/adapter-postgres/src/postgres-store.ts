@@ -4,7 +4,9 @@
 import { type CatalogStore, decodeProduct, type KeyField, type Product, type Site } from "@catalog-kit/catalog-core";
 import type pg from "pg";
 import { BaseDigests } from "./base-digests.ts";
+import { claimDeliveries, settleDelivery } from "./deliveries.ts";
 import { serverAnswered, unavailable } from "./errors.ts";
+import { listImports, readImport, saveImport } from "./history.ts";
 import { claimKey } from "./keys.ts";
 import { listSql, type Prepared, prepared } from "./lookup-sql.ts";
 import { Lookups } from "./lookups.ts";
@@ -139,8 +141,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       }
     };
   }
-  const tenantsRead: Statement = async <R extends object>(sql: string, args: unknown[]) =>
-    (await read("tenants read", sql, args)) as R[];
+  const reader =
+    (what: string): Statement =>
+    async <R extends object>(sql: string, args: unknown[]) =>
+      (await read(what, sql, args)) as R[];
 
   const lookups = new Lookups(tables, read);
   const digests = new BaseDigests();
@@ -223,11 +227,23 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return claimKey(pool, tables, site, key, leaseMs);
     },
 
-    readTenants: (since) => readTenants(tenantsRead, tables, since),
+    readTenants: (since) => readTenants(reader("tenants read"), tables, since),
 
     writeTenant: (change) => writeTenant(write("tenants write"), tables, change),
 
     countUsage: (counts, ttlMs) => countUsage(write("usage count"), tables, counts, ttlMs),
+
+    saveImport: (site, entry, save) => saveImport(write("import history save"), tables, site, entry, save),
+
+    readImport: (site, id) => readImport(reader("import history read"), tables, site, id, "value"),
+
+    listImports: (site, before, limit) => listImports(reader("import history read"), tables, site, before, limit),
+
+    readImportProblems: (site, id) => readImport(reader("problem report read"), tables, site, id, "problems"),
+
+    claimDeliveries: (now, leaseMs, limit) => claimDeliveries(write("delivery claim"), tables, now, leaseMs, limit),
+
+    settleDelivery: (id, lease, next) => settleDelivery(write("delivery settle"), tables, id, lease, next),
 
     async ping() {
       await read("ping", "SELECT 1", []);

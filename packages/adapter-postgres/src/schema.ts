@@ -14,6 +14,8 @@ export interface Tables {
   readonly tenants: string;
   readonly tenantsVersion: string;
   readonly usage: string;
+  readonly history: string;
+  readonly deliveries: string;
   readonly migrations: string;
 }
 
@@ -62,6 +64,8 @@ export function tablesOf(schema: string): Tables {
     tenants: `${s}.tenants`,
     tenantsVersion: `${s}.tenants_version`,
     usage: `${s}.usage_counters`,
+    history: `${s}.import_history`,
+    deliveries: `${s}.deliveries`,
     migrations: `${s}.schema_migrations`,
   };
 }
@@ -140,6 +144,30 @@ const MIGRATIONS: readonly ((t: Tables) => string)[] = [
       expires_at timestamptz NOT NULL
     );
     CREATE INDEX ON ${t.usage} (expires_at);`,
+  // 5. The import history, keyed by the site's names rather than its number: a record is saved
+  // when an import begins, and creating the site's row then would take from a site's first import
+  // the path that writes it under a number of its own (new-site.ts). Ids compare as bytes, so the
+  // primary key walks a site's records in the contract's order. The delivery queue is one per
+  // store; its times are the caller's milliseconds as float8, which holds any JavaScript number
+  // exactly, and a claim walks the index on `due_at` (a row is available once due and unleased,
+  // and only deliveries in flight are leased).
+  (t) => `
+    CREATE TABLE ${t.history} (
+      site_type text COLLATE "C" NOT NULL,
+      site_id text COLLATE "C" NOT NULL,
+      id text COLLATE "C" NOT NULL,
+      value text NOT NULL,
+      problems text,
+      PRIMARY KEY (site_type, site_id, id)
+    );
+    CREATE TABLE ${t.deliveries} (
+      id text COLLATE "C" PRIMARY KEY,
+      due_at float8 NOT NULL,
+      value text NOT NULL,
+      lease text,
+      leased_until float8
+    );
+    CREATE INDEX ON ${t.deliveries} (due_at);`,
 ];
 
 /** The schema version this code writes. */

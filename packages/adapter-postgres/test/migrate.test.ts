@@ -78,6 +78,32 @@ describeWithPostgres("PostgreSQL store: migrations", () => {
     }
   });
 
+  test("tables of version 4 (before the import history) are migrated; the tenants registry stays, and history and deliveries work", async () => {
+    const schema = "from four";
+    const pool = new pg.Pool({ connectionString: server.url });
+    const site = uniqueSite();
+    try {
+      expect(await migrateSchema(pool, schema, 4)).toEqual({ from: 0, to: 4 });
+      // Written without the store, which would migrate first.
+      await pool.query(`INSERT INTO "${schema}".tenants (key, value) VALUES ('site:a', '{}')`);
+      await pool.query(`UPDATE "${schema}".tenants_version SET version = 1`);
+    } finally {
+      await pool.end();
+    }
+    expect(await migrate({ url: server.url, schema })).toEqual({ from: 4, to: SCHEMA_VERSION });
+    const store = createPostgresStore({ url: server.url, schema });
+    try {
+      expect(await store.readTenants()).toEqual({ version: 1, entries: [{ key: "site:a", value: "{}" }] });
+      const delivery = { id: "d1", dueAt: 1_000, value: "{}" };
+      await store.saveImport(site, { id: "000000000001a", value: "{}" }, { problems: "p", deliveries: [delivery] });
+      expect(await store.listImports(site, undefined, 10)).toEqual([{ id: "000000000001a", value: "{}" }]);
+      expect(await store.readImportProblems(site, "000000000001a")).toBe("p");
+      expect(await store.claimDeliveries(1_000, 60_000, 10)).toEqual([{ ...delivery, lease: expect.any(String) }]);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("a schema newer than the code is refused with STORAGE_UNAVAILABLE", async () => {
     await migrate({ url: server.url, schema: "newer" });
     const client = new pg.Client({ connectionString: server.url });

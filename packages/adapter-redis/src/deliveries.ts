@@ -76,10 +76,10 @@ export function deliveryCalls(
         // A caller's mistake, not Redis's: thrown as it is, never as STORAGE_UNAVAILABLE.
         return Promise.reject(error);
       }
-      if (limit === 0) return Promise.resolve([]);
       return operation(
         "delivery claim",
         async () => {
+          if (limit === 0) return [];
           const args = { now, until: now + leaseMs, token: newToken(), limit };
           const { claimed } = await ctx.call(DELIVERIES_CLAIM, keys, args);
           await afterWrite(keys.deliveriesDue);

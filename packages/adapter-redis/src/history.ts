@@ -68,8 +68,8 @@ export function historyCalls(
       if (!Number.isSafeInteger(limit) || limit < 0) {
         return Promise.reject(new TypeError(`listImports: limit must be a whole number, got ${limit}`));
       }
-      if (limit === 0) return Promise.resolve([]);
       return operation("import history list", async () => {
+        if (limit === 0) return [];
         const { entries } = await ctx.call(HISTORY_LIST, keysOf(site), { before, limit });
         return entries.map(([id, value]) => ({ id: id as string, value: value as string }));
       });

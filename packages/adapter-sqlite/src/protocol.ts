@@ -2,7 +2,10 @@
 // one answer with the same id. Everything in them survives a structured clone: products as
 // plain objects, bodies as strings, an error as its code, message and cause's fields.
 import type {
+  ClaimedDelivery,
   CommitResult,
+  HistoryEntry,
+  ImportSave,
   KeyField,
   KeyRecord,
   KeyToRecord,
@@ -43,6 +46,14 @@ export type WriterRequest =
   | { readonly op: "release"; readonly site: string; readonly key: string; readonly token: string }
   | { readonly op: "tenant"; readonly change: TenantWrite }
   | { readonly op: "usage"; readonly counts: readonly UsageCount[]; readonly ttlMs: number }
+  | { readonly op: "saveImport"; readonly site: string; readonly entry: HistoryEntry; readonly save: ImportSave }
+  | { readonly op: "claimDeliveries"; readonly now: number; readonly leaseMs: number; readonly limit: number }
+  | {
+      readonly op: "settleDelivery";
+      readonly id: string;
+      readonly lease: string;
+      readonly next: { readonly dueAt: number; readonly value: string } | undefined;
+    }
   | { readonly op: "close" };
 
 /** What each request answers. */
@@ -56,6 +67,9 @@ export interface WriterAnswers {
   release: undefined;
   tenant: boolean;
   usage: number[];
+  saveImport: undefined;
+  claimDeliveries: ClaimedDelivery[];
+  settleDelivery: boolean;
   close: undefined;
 }
 

@@ -3,7 +3,7 @@
 import type { Connection } from "./connection.ts";
 
 /** The schema version this package writes and reads (the file's `PRAGMA user_version`). */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 // One entry per version, applied in order in one transaction. Never edit one that has shipped:
 // add the next.
@@ -39,6 +39,23 @@ const MIGRATIONS: readonly string[] = [
      key TEXT PRIMARY KEY, total INTEGER NOT NULL, expires INTEGER NOT NULL
    ) WITHOUT ROWID;
    CREATE INDEX usage_counters_expiry ON usage_counters (expires);`,
+  // 3. Each site's import history, ids compared as products' are (BINARY: byte order), and each
+  // record's problem report apart, so that saving a record again never rewrites its report (up to
+  // 16 MiB). Rowid tables: a record is kilobytes and a report megabytes, where WITHOUT ROWID
+  // suits rows of a small part of a page. The delivery queue, one for the file: `leased_until`
+  // 0 when no lease holds a delivery, and the claim's index on both times, so that a claim
+  // filters out the deliveries leased by others in the index, without reading their rows.
+  `CREATE TABLE import_history (
+     site TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (site, id)
+   );
+   CREATE TABLE import_problems (
+     site TEXT NOT NULL, id TEXT NOT NULL, problems TEXT NOT NULL, PRIMARY KEY (site, id)
+   );
+   CREATE TABLE deliveries (
+     id TEXT PRIMARY KEY, due_at INTEGER NOT NULL, value TEXT NOT NULL, lease TEXT,
+     leased_until INTEGER NOT NULL
+   );
+   CREATE INDEX deliveries_due ON deliveries (due_at, leased_until);`,
 ];
 
 const versionOf = (connection: Connection): number =>

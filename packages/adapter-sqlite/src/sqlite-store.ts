@@ -1,7 +1,8 @@
 // The `CatalogStore` on SQLite through Node's built-in `node:sqlite`, on two connections to the
-// file. Reads (`find`, `list`, `ping`) run on the main thread, each one synchronous statement on
-// a reading connection: quick, and in WAL mode never waiting for a writer. Writes (imports,
-// removes, key claims) go to a writer thread that owns the other connection, so that a commit of
+// file. Reads (`find`, `list`, the registry, the import history, `ping`) run on the main thread,
+// each one synchronous statement on a reading connection: quick, and in WAL mode never waiting
+// for a writer. Writes (imports, removes, key claims, history saves, delivery claims and
+// settles) go to a writer thread that owns the other connection, so that a commit of
 // seconds, or a wait for another process's write lock, blocks that thread and not every request
 // of the process. A reader sees each commit once it has committed: a `find` after `commit()`
 // resolved sees it.
@@ -20,6 +21,7 @@ import {
   siteKey,
 } from "@catalog-kit/catalog-core";
 import type { Connection } from "./connection.ts";
+import { listImports, READ_PROBLEMS, READ_RECORD, readText } from "./history.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "./lookup-sql.ts";
 import { openConnection } from "./open.ts";
 import { dataVersionSignal, ReadCache, walIndexSignal } from "./read-cache.ts";
@@ -181,6 +183,31 @@ export function createSqliteStore(options: SqliteStoreOptions): CatalogStore {
       // A caller's mistake, thrown as it is: SQLite would keep a fraction, or a counter that never ends.
       checkUsageCounts(counts, ttlMs);
       return writer.call({ op: "usage", counts, ttlMs }, "usage count");
+    },
+
+    async saveImport(site, entry, save = {}) {
+      await writer.call({ op: "saveImport", site: siteKey(site), entry, save }, "import history save");
+    },
+
+    async readImport(site, id) {
+      return connection.use("import history read", () => readText(connection, READ_RECORD, siteKey(site), id));
+    },
+
+    async listImports(site, before, limit) {
+      return connection.use("import history read", () => listImports(connection, siteKey(site), before, limit));
+    },
+
+    async readImportProblems(site, id) {
+      return connection.use("import history read", () => readText(connection, READ_PROBLEMS, siteKey(site), id));
+    },
+
+    async claimDeliveries(now, leaseMs, limit) {
+      return writer.call({ op: "claimDeliveries", now, leaseMs, limit }, "delivery claim");
+    },
+
+    async settleDelivery(id, lease, next) {
+      const rescheduled = next && { dueAt: next.dueAt, value: next.value };
+      return writer.call({ op: "settleDelivery", id, lease, next: rescheduled }, "delivery settle");
     },
 
     async ping() {

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { Connection } from "./connection.ts";
 import { closedError, unavailable } from "./errors.ts";
+import { claimDeliveries, saveImport, settleDelivery } from "./history.ts";
 import { claimKey, releaseClaim } from "./keys.ts";
 import { MATCH } from "./lookup-sql.ts";
 import { openConnection } from "./open.ts";
@@ -78,6 +79,12 @@ function run(db: Connection, request: WriterRequest): unknown {
       return writeTenant(db, request.change);
     case "usage":
       return countUsage(db, request.counts, request.ttlMs);
+    case "saveImport":
+      return saveImport(db, request.site, request.entry, request.save);
+    case "claimDeliveries":
+      return claimDeliveries(db, request.now, request.leaseMs, request.limit);
+    case "settleDelivery":
+      return settleDelivery(db, request.id, request.lease, request.next);
     case "close":
       return undefined;
   }
@@ -94,6 +101,9 @@ const WHAT: Record<WriterRequest["op"], string> = {
   release: "idempotency key release",
   tenant: "tenants write",
   usage: "usage count",
+  saveImport: "import history save",
+  claimDeliveries: "delivery claim",
+  settleDelivery: "delivery settle",
   close: "close",
 };
 

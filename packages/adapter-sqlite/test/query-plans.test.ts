@@ -5,6 +5,19 @@
 import { expect, test } from "vitest";
 import { Connection } from "../src/connection.ts";
 import { loadSqlite } from "../src/driver.ts";
+import {
+  DUE,
+  KEPT_LAST,
+  LEASE,
+  LIST_BEFORE,
+  LIST_NEWEST,
+  READ_PROBLEMS,
+  READ_RECORD,
+  RESCHEDULE,
+  SETTLE,
+  TRIM_PROBLEMS,
+  TRIM_RECORDS,
+} from "../src/history.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "../src/lookup-sql.ts";
 import { migrate } from "../src/schema.ts";
 import { orderSql, querySql, stagingSql } from "../src/staged-import.ts";
@@ -45,4 +58,26 @@ test("every statement that reads products by a key searches an index on the site
       expect(byKey || firstPage, `${name}: ${step}`).toBe(true);
     }
   }
+});
+
+// The history's and the queue's: a range of a primary key or of the claim's index, never a walk
+// of the table nor a sort of what it read.
+test("every statement of the import history and the delivery queue searches an index, in its order", () => {
+  const { DatabaseSync } = loadSqlite();
+  const connection = new Connection(new DatabaseSync(":memory:"));
+  migrate(connection);
+  const statements = { READ_RECORD, READ_PROBLEMS, LIST_NEWEST, LIST_BEFORE, KEPT_LAST, TRIM_RECORDS, TRIM_PROBLEMS };
+  for (const [name, sql] of Object.entries({ ...statements, LEASE, SETTLE, RESCHEDULE, DUE })) {
+    const steps = (connection.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map(
+      (row) => row.detail,
+    );
+    expect(steps, name).toHaveLength(1);
+    const expected =
+      sql === DUE
+        ? /INDEX deliveries_due \(due_at<\?\)$/
+        : /INDEX sqlite_autoindex_\w+_1 \((site=\?( AND id[=<]\?)?|id=\?)\)$/;
+    expect(steps[0], name).toMatch(/^SEARCH /);
+    expect(steps[0], name).toMatch(expected);
+  }
+  connection.close();
 });

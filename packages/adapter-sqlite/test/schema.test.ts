@@ -1,5 +1,5 @@
-// The file's schema version: written when the store creates its tables, and a file of a later
-// version refused rather than misread.
+// The file's schema version: written when the store creates its tables, a file of a later
+// version refused rather than misread, and a file of each earlier version migrated with its data.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +39,19 @@ test("a file of a later schema version is refused, naming both versions", () => 
   );
 });
 
+// Makes the file at `path` what version `version` left: the tables of later versions dropped.
+function downgrade(path: string, version: 1 | 2): void {
+  const later = {
+    2: ["tenants", "tenants_version", "usage_counters"],
+    3: ["import_history", "import_problems", "deliveries"],
+  };
+  const dropped = Object.entries(later).flatMap(([since, tables]) => (Number(since) > version ? tables : []));
+  const { DatabaseSync } = loadSqlite();
+  const db = new DatabaseSync(path);
+  db.exec(`${dropped.map((table) => `DROP TABLE ${table};`).join("")} PRAGMA user_version = ${version}`);
+  db.close();
+}
+
 test("a file of version 1 is migrated: its products kept, the tenants registry added empty at version 0", async () => {
   const path = join(dir, "one.db");
   const site = { siteType: "t", siteId: "s" };
@@ -47,11 +60,7 @@ test("a file of version 1 is migrated: its products kept, the tenants registry a
   await staged.add([product("a", "sa", "one")], [1]);
   await staged.commit();
   await first.close();
-  // What version 1 left: its own tables, none of version 2's.
-  const { DatabaseSync } = loadSqlite();
-  const db = new DatabaseSync(path);
-  db.exec("DROP TABLE tenants; DROP TABLE tenants_version; DROP TABLE usage_counters; PRAGMA user_version = 1");
-  db.close();
+  downgrade(path, 1);
   const store = createSqliteStore({ path });
   try {
     expect(versionOf(path)).toEqual({ user_version: SCHEMA_VERSION });
@@ -59,6 +68,35 @@ test("a file of version 1 is migrated: its products kept, the tenants registry a
     expect(await store.readTenants()).toEqual({ version: 0, entries: [] });
     expect(await store.writeTenant({ key: "site:x", value: "{}", when: "absent" })).toBe(true);
     expect(await store.countUsage([{ key: "u", amount: 2 }], 60_000)).toEqual([2]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a file of version 2 is migrated: its products and registry kept, the history and queue added empty", async () => {
+  const path = join(dir, "two.db");
+  const site = { siteType: "t", siteId: "s" };
+  const first = createSqliteStore({ path });
+  const staged = await first.beginImport(site, { dryRun: false });
+  await staged.add([product("a", "sa", "one")], [1]);
+  await staged.commit();
+  await first.writeTenant({ key: "site:t:s", value: "{}", when: "absent" });
+  await first.close();
+  downgrade(path, 2);
+  expect(versionOf(path)).toEqual({ user_version: 2 });
+  const store = createSqliteStore({ path });
+  try {
+    expect(versionOf(path)).toEqual({ user_version: SCHEMA_VERSION });
+    expect(await store.find(site, "a")).toEqual(product("a", "sa", "one"));
+    expect(await store.readTenants()).toEqual({ version: 1, entries: [{ key: "site:t:s", value: "{}" }] });
+    expect(await store.listImports(site, undefined, 10)).toEqual([]);
+    const delivery = { id: "d1", dueAt: 1_000, value: "{}" };
+    await store.saveImport(site, { id: "1a", value: "{}" }, { problems: "p", deliveries: [delivery] });
+    expect(await store.listImports(site, undefined, 10)).toEqual([{ id: "1a", value: "{}" }]);
+    expect(await store.readImportProblems(site, "1a")).toBe("p");
+    const [claimed] = await store.claimDeliveries(1_000, 60_000, 10);
+    expect(claimed).toMatchObject(delivery);
+    expect(await store.settleDelivery("d1", claimed?.lease as string)).toBe(true);
   } finally {
     await store.close();
   }

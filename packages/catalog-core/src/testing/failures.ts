@@ -32,6 +32,13 @@ function everyCall(store: CatalogStore): Record<string, () => Promise<unknown>> 
     readTenants: () => store.readTenants(),
     writeTenant: () => store.writeTenant({ key: `test:${crypto.randomUUID()}`, value: "{}", when: "absent" }),
     countUsage: () => store.countUsage([{ key: `usage:${crypto.randomUUID()}`, amount: 1 }], 60_000),
+    saveImport: () => store.saveImport(site, { id: "000000000001a", value: "{}" }),
+    readImport: () => store.readImport(site, "000000000001a"),
+    listImports: () => store.listImports(site, undefined, 10),
+    readImportProblems: () => store.readImportProblems(site, "000000000001a"),
+    // At the epoch's start, when no delivery of any test is due: a store that wrongly answers leases nothing.
+    claimDeliveries: () => store.claimDeliveries(0, 60_000, 10),
+    settleDelivery: () => store.settleDelivery(`d${crypto.randomUUID()}`, "lease"),
     import: async () => {
       const staged = await store.beginImport(site, { dryRun: false });
       await staged.add([sampleProduct("b", "s2")], [1]);
