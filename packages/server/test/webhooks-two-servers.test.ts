@@ -1,16 +1,23 @@
 // At least once across servers, as operators run them: two `catalog-kit serve` processes on one
-// Redis. Server A takes a delivery and its target stalls; A is killed (SIGKILL: nothing runs on
+// store (one SQLite file, one Redis, one PostgreSQL). Server A takes a delivery and its target stalls; A is killed (SIGKILL: nothing runs on
 // the way out); server B, polling all along, leaves it alone while A's lease holds, then sends it
 // with the same webhook-id, signed as the reference library verifies.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createRedisStore } from "@catalog-kit/adapter-redis";
 import { type CliProcess, startCli, stopCli } from "@catalog-kit/test-support/http";
-import { describeWithRedis, FILE_TAG, sharedRedis } from "@catalog-kit/test-support/vitest";
+import {
+  describeWithPostgres,
+  describeWithRedis,
+  FILE_TAG,
+  sharedPostgres,
+  sharedRedis,
+} from "@catalog-kit/test-support/vitest";
 import { Webhook } from "standardwebhooks";
-import { afterAll, afterEach, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { openStore } from "../src/open-store.ts";
+import type { StorageConfig } from "../src/storage/load.ts";
 import { webhookDeliveries } from "../src/webhooks/deliveries.ts";
 import { endedRecord, SECRETS, startTarget, type WebhookTarget } from "./support/webhook-target.ts";
 
@@ -47,8 +54,8 @@ function configFor(storage: object, url: string): object {
 }
 
 // Enqueued as an import's end enqueues it: with its record, in the store the servers poll.
-async function enqueue(storage: { url: string; keyPrefix: string }, url: string): Promise<string | undefined> {
-  const store = createRedisStore({ url: storage.url, keyPrefix: storage.keyPrefix });
+async function enqueue(storage: StorageConfig, url: string): Promise<string | undefined> {
+  const store = await openStore(storage);
   const record = endedRecord();
   const hooks = [{ url, secrets: [...SECRETS], sites: "*" as const, events: ["import.succeeded" as const] }];
   const deliveries = webhookDeliveries(hooks, record);
@@ -57,10 +64,10 @@ async function enqueue(storage: { url: string; keyPrefix: string }, url: string)
   return deliveries[0]?.id;
 }
 
-describeWithRedis("two servers on one Redis", () => {
+function atLeastOnce(storageOf: (name: string) => Promise<StorageConfig>) {
   it("a server stopped by SIGTERM mid-send stops at once, and sends the delivery after its restart with the same webhook-id", async () => {
     target = await startTarget((n) => (n === 0 ? "stall" : { status: 200 }));
-    const storage = { adapter: "redis", url: await sharedRedis(), keyPrefix: `${FILE_TAG}-restart` };
+    const storage = await storageOf("restart");
     const config = configFor(storage, target.url);
     const a = await serve("restart-a", config);
     const id = await enqueue(storage, target.url);
@@ -78,7 +85,7 @@ describeWithRedis("two servers on one Redis", () => {
 
   it("a delivery held by a server killed mid-send is sent by the other once the lease lapses, with the same webhook-id", async () => {
     target = await startTarget((n) => (n === 0 ? "stall" : { status: 200 }));
-    const storage = { adapter: "redis", url: await sharedRedis(), keyPrefix: `${FILE_TAG}-hooks` };
+    const storage = await storageOf("killed");
     const config = configFor(storage, target.url);
     const a = await serve("a", config);
     const id = await enqueue(storage, target.url);
@@ -101,4 +108,16 @@ describeWithRedis("two servers on one Redis", () => {
     const metrics = await (await fetch(`${b.url}/metrics`)).text();
     expect(metrics).toMatch(/^catalog_webhook_deliveries_total\{outcome="delivered"\} 1$/m);
   }, 30_000);
+}
+
+describe("two servers on one SQLite file", () => {
+  atLeastOnce(async (name) => ({ adapter: "sqlite", path: join(dir, `${name}.db`) }));
+});
+
+describeWithRedis("two servers on one Redis", () => {
+  atLeastOnce(async (name) => ({ adapter: "redis", url: await sharedRedis(), keyPrefix: `${FILE_TAG}-${name}` }));
+});
+
+describeWithPostgres("two servers on one PostgreSQL", () => {
+  atLeastOnce(async (name) => ({ adapter: "postgres", url: await sharedPostgres(), schema: `${FILE_TAG}_${name}` }));
 });
