@@ -33,6 +33,11 @@ export interface WebhookSender {
   close(): Promise<void>;
 }
 
+// Why a try failed, as its log line tells it: the target's answer, or the error that ended it.
+type Failure =
+  | { readonly status: number; readonly retryAfter?: string }
+  | { readonly error: { readonly name: string; readonly message: string } };
+
 // Sends at once per process: a stalled target holds one of them for `timeoutMs` at most.
 const MAX_IN_FLIGHT = 16;
 
@@ -63,11 +68,11 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     log({ level: "warn", webhookId: claimed.id, ...fields });
   };
 
-  async function retry(claimed: ClaimedDelivery, value: DeliveryValue, firstAttemptAt: number, failure: object) {
+  async function retry(claimed: ClaimedDelivery, value: DeliveryValue, firstAttemptAt: number, failure: Failure) {
     const attempts = value.attempts + 1;
     const time = now();
     const deadline = firstAttemptAt + delivery.maxAgeMs;
-    const asked = retryAfterMs((failure as { retryAfter?: string }).retryAfter, time);
+    const asked = "status" in failure ? retryAfterMs(failure.retryAfter, time) : undefined;
     const wait = asked ?? backoffMs(attempts, delivery);
     const url = endpointName(value.url);
     // Past the deadline, or asked to wait beyond it: given up. A backoff beyond it is cut to one last try there.
@@ -88,7 +93,7 @@ export function startWebhookSender(options: WebhookSenderOptions): WebhookSender
     log({
       level: "warn",
       event: "webhook_retry",
-      message: `Webhook to ${url} failed (try ${attempts}); tried again in ${Math.round(wait / 1000)} s`,
+      message: `Webhook to ${url} failed (try ${attempts}); tried again in ${Math.round((dueAt - time) / 1000)} s`,
       webhookId: claimed.id,
       url,
       attempts,
