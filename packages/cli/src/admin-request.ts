@@ -33,18 +33,24 @@ export async function adminRequest(
     io.stderr.write(`No answer from the server: ${errorText(cause instanceof Error ? cause : (error as Error))}\n`);
     return { ok: false, code: 3 };
   }
-  let json: unknown;
+  if (!res.ok) return { ok: false, code: printRefusal(io, res.status, text) };
   try {
-    json = JSON.parse(text);
+    return { ok: true, body: JSON.parse(text) };
   } catch {
     io.stderr.write(`HTTP ${res.status}: ${text}\n`);
     return { ok: false, code: 1 };
   }
-  if (!res.ok) {
-    io.stderr.write(problemTable({ status: res.status, ...(json as ProblemAnswer) }));
-    return { ok: false, code: 1 };
-  }
-  return { ok: true, body: json };
+}
+
+/** Writes a refusal to standard error, as its problem when it has one; the exit code of a refusal. */
+export function printRefusal(io: Io, status: number, text: string): number {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  const problem = typeof json === "object" && json !== null;
+  io.stderr.write(problem ? problemTable({ status, ...(json as ProblemAnswer) }) : `HTTP ${status}: ${text}\n`);
+  return 1;
 }
 
 /** Rows as columns padded to their widest cell, a header and a rule first. */

@@ -3,7 +3,7 @@
 import type { Io } from "./io.ts";
 
 /** The commands that have a help of their own, as they are typed. */
-export type CommandName = "serve" | "import" | "export" | "sites" | "tokens" | "config check";
+export type CommandName = "serve" | "import" | "imports" | "export" | "sites" | "tokens" | "config check";
 
 const CONNECTION = `  --url URL                 the server (default: CATALOG_URL)
   --site TYPE/ID            the site, for example shopify/shop-1 (default: the token's default site)
@@ -20,6 +20,8 @@ export const USAGE = `Usage: catalog-kit COMMAND [OPTIONS]
 Commands:
   serve                 run the server (PORT, HOST, CATALOG_CONFIG, ACCESS_LOG)
   import FILE|-         send a catalog file, or standard input, to a server
+  imports [list]|show ID|problems ID
+                        a site's import history, one import's record, its problem report
   export [FILE|-]       write a site's catalog to standard output, or to a file
   sites list|create|delete
                         the server's sites, made and deleted at run time (admin scope)
@@ -85,6 +87,23 @@ ${CONNECTION}
   --idempotency-key KEY     the key to send (default: a new random one)
 ${RETRIES}
   --progress-every SECONDS  a progress line this often when standard error is not a terminal (2)
+  -h, --help                show this help
+`,
+  imports: `Usage: catalog-kit imports [list]|show ID|problems ID [OPTIONS]
+
+A site's import history, newest first (the server keeps the last 1,000 imports of a site, for 30
+days, unless configured otherwise); one import's whole record as JSON, its progress while it
+runs; or an import's problem report, every refused row with where it is and why (up to the
+server's cap, 10,000 by default), to a file or standard output. The token needs the read scope.
+
+Options:
+${CONNECTION}
+  --state STATE             list: only receiving, committing, succeeded or failed imports
+  --idempotency-key KEY     list: only the import sent with this key (an import whose answer was lost)
+  --limit N                 list: how many (default 20, at most 1,000)
+  -o, --output FILE         problems: the file to write (default: standard output)
+  --format csv|ndjson       problems: the report's format (default csv)
+  --json                    list, show: JSON on standard output, one line
   -h, --help                show this help
 `,
   export: `Usage: catalog-kit export [FILE|-] [OPTIONS]

@@ -80,6 +80,23 @@ export function ignoredLine(body: unknown): string | undefined {
   return `Ignored columns (not kept by the catalog): ${ignored.map(String).join(", ")}`;
 }
 
+/**
+ * The line naming the import's record (`catalog-kit imports show ID`), and where a refused
+ * import's whole problem report is when the answer lists only its first problems.
+ */
+export function importIdLine(body: unknown): string | undefined {
+  const { importId, problems, errorCount } = (body ?? {}) as {
+    importId?: unknown;
+    problems?: unknown;
+    errorCount?: unknown;
+  };
+  if (typeof importId !== "string") return undefined;
+  const shown = Array.isArray(problems) ? problems.length : 0;
+  return typeof errorCount === "number" && errorCount > shown
+    ? `Import ${importId}: the whole problem report is catalog-kit imports problems ${importId} -o problems.csv`
+    : `Import ${importId}`;
+}
+
 function sentLine(answer: UploadAnswer, context: ImportContext): string {
   const seconds = ((performance.now() - context.started) / 1_000).toFixed(1);
   const used = process.cpuUsage(context.cpu);
@@ -120,6 +137,8 @@ export function reportImport(outcome: Outcome<UploadAnswer>, context: ImportCont
     err(isSummary(body) ? summaryLine(body) : answer.text);
     const ignored = ignoredLine(body);
     if (ignored !== undefined) err(ignored);
+    const named = importIdLine(body);
+    if (named !== undefined) err(named);
     return 0;
   }
   err(
@@ -127,5 +146,7 @@ export function reportImport(outcome: Outcome<UploadAnswer>, context: ImportCont
       ? problemTable({ status: answer.status, ...(body as ProblemAnswer) }).trimEnd()
       : `HTTP ${answer.status}: ${answer.text}`,
   );
+  const named = importIdLine(body);
+  if (named !== undefined) err(named);
   return 1;
 }

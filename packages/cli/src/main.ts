@@ -8,6 +8,7 @@ import { checkConfig } from "./config-check.ts";
 import { exportSite } from "./export-site.ts";
 import { type CommandName, HELP, printHelp, USAGE } from "./help.ts";
 import { importFile } from "./import-file.ts";
+import { imports } from "./imports.ts";
 import { type Io, processIo } from "./io.ts";
 import { UsageError } from "./options.ts";
 import { serve } from "./serve.ts";
@@ -23,9 +24,8 @@ function version(): string {
 function commandOf(words: readonly string[]): CommandName | undefined {
   const [first, second] = words;
   if (first === "config") return second === undefined || second === "check" ? "config check" : undefined;
-  return first === "serve" || first === "import" || first === "export" || first === "sites" || first === "tokens"
-    ? first
-    : undefined;
+  const named = ["serve", "import", "imports", "export", "sites", "tokens"] as const;
+  return named.find((name) => name === first);
 }
 
 // `help [COMMAND]`.
@@ -46,6 +46,8 @@ async function run(command: string | undefined, args: readonly string[], io: Io)
       return await importFile(args, io);
     case "export":
       return await exportSite(args, io);
+    case "imports":
+      return await imports(args, io);
     case "sites":
       return await sites(args, io);
     case "tokens":
