@@ -26,6 +26,7 @@ export type {
   SiteDirectory,
   StreamImportOptions,
 } from "./catalog-options.ts";
+export { csvCell } from "./csv-write.ts";
 export { CURSOR_PATTERN } from "./cursor.ts";
 export { DecodedBodies } from "./decoded-bodies.ts";
 export type { ImportProgress, ImportSummary } from "./engine.ts";
@@ -66,7 +67,7 @@ export {
   type ImportState,
   ProblemSchema,
 } from "./import-record.ts";
-export { productJsonSchemas } from "./json-schema.ts";
+export { importRecordJsonSchema, productJsonSchemas } from "./json-schema.ts";
 export { jsonString } from "./json-string.ts";
 export { KeyBook } from "./key-book.ts";
 export { type Place, type RecordPart, toPointer } from "./parse.ts";

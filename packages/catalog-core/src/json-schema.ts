@@ -1,5 +1,6 @@
-// The product's JSON Schemas, generated from its valibot schemas, for the OpenAPI document.
+// The product's and the import record's JSON Schemas, generated from its valibot schemas, for the OpenAPI document.
 import { toJsonSchema } from "@valibot/to-json-schema";
+import { ImportRecordSchema } from "./import-record.ts";
 import { ProductSchema } from "./product.ts";
 import { ProductViewSchema } from "./product-view.ts";
 
@@ -31,4 +32,9 @@ export function productJsonSchemas(): { Product: object; ProductView: object } {
     Product: withKeyPatterns(toJsonSchema(ProductSchema, options)),
     ProductView: withKeyPatterns(toJsonSchema(ProductViewSchema, options)),
   };
+}
+
+/** The JSON Schema (draft 2020-12) of an import's record, generated from `ImportRecordSchema`. */
+export function importRecordJsonSchema(): object {
+  return toJsonSchema(ImportRecordSchema, { errorMode: "ignore", target: "draft-2020-12" });
 }
