@@ -13,14 +13,11 @@ import type { Site } from "./site.ts";
 import type { CatalogStore, Delivery, ImportSave } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
-/** What an import's record says of it from its start: how it came, how it writes, who sent it. */
+/** What an import's record says of it from its start: how it came, and its options as given (checked later). */
 export interface ImportStart {
   readonly channel: ImportRecord["channel"];
   readonly format: ImportRecord["format"];
-  readonly mode?: unknown;
-  readonly missing?: unknown;
-  readonly profile?: unknown;
-  readonly options: ImportOptions;
+  readonly options: ImportOptions & { readonly mode?: unknown; readonly missing?: unknown; readonly profile?: unknown };
 }
 
 const TICK_MS = 1_000;
@@ -127,7 +124,9 @@ export class ImportJournal implements ImportProgress {
     this.site = site;
     this.policy = policy;
     const { options } = start;
-    const profile = typeof start.profile === "string" ? start.profile : (start.profile as { name?: unknown })?.name;
+    const { mode, missing } = options;
+    const profile =
+      typeof options.profile === "string" ? options.profile : (options.profile as { name?: unknown })?.name;
     const given = {
       idempotencyKey: options.idempotencyKey,
       requestId: options.requestId,
@@ -142,8 +141,8 @@ export class ImportJournal implements ImportProgress {
       format: start.format,
       ...(text(profile) === undefined ? {} : { profile: text(profile) as string }),
       // Refused for its options, an import is recorded with the default it would have had.
-      mode: MODES.includes(start.mode) ? (start.mode as ImportRecord["mode"]) : "upsert",
-      ...(MISSING.includes(start.missing) ? { missing: start.missing as NonNullable<ImportRecord["missing"]> } : {}),
+      mode: MODES.includes(mode) ? (mode as ImportRecord["mode"]) : "upsert",
+      ...(MISSING.includes(missing) ? { missing: missing as NonNullable<ImportRecord["missing"]> } : {}),
       dryRun: options.dryRun === true,
       startedAt: iso(now),
       problemCount: 0,
