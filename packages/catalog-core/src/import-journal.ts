@@ -26,8 +26,11 @@ export const HEARTBEAT_MS = 5_000;
 // How long an import's answer waits for its final record: enough for any store that answers,
 // short enough that a store down (the final save retried behind) does not hold the answer long.
 const FINAL_WAIT_MS = 1_000;
-const FINAL_ATTEMPTS = 5;
+// A final save refused is asked again for about half a minute (0.5 s doubling to 8 s): the
+// record carries the import's deliveries, which are lost with it if the store stays down longer.
+const FINAL_ATTEMPTS = 8;
 const RETRY_MS = 500;
+const MAX_RETRY_MS = 8_000;
 // A record holds at most 1 MiB and a report 16 MiB: the strings a problem quotes from the
 // request are clipped, and a report stops short of its limit.
 const MAX_TEXT = 1_000;
@@ -246,7 +249,7 @@ export class ImportJournal implements ImportProgress {
         break;
       } catch (error) {
         if (attempt === FINAL_ATTEMPTS || !isCatalogError(error, "STORAGE_UNAVAILABLE")) break;
-        await pause(RETRY_MS * 2 ** (attempt - 1));
+        await pause(Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** (attempt - 1)));
       }
     }
     try {

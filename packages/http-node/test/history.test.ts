@@ -161,6 +161,32 @@ describe("import history over HTTP", () => {
     expect(await record(importId)).toMatchObject({ state: "succeeded", channel: "stream", format: "ndjson" });
   });
 
+  test("a raw body past the stream limit: its problem body carries the id of a failed record", async () => {
+    const small = await startTestServer({ store, maxStreamBytes: 200 });
+    try {
+      const lines = Array.from({ length: 5 }, (_, i) => `${JSON.stringify(product(`big-${i}`))}\n`).join("");
+      // Chunked, with no Content-Length to refuse it by before the import begins.
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(lines));
+          controller.close();
+        },
+      });
+      const response = await fetch(`${small.url}${BASE}/bulk?${QUERY}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-ndjson", "x-service-access-token": TOKENS.admin },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      const problem = await problemOf(response, 413, "PAYLOAD_TOO_LARGE");
+      const { importId } = problem as unknown as { importId: string };
+      expect(importId).toMatch(ID);
+      expect(await record(importId)).toMatchObject({ state: "failed", error: { code: "PAYLOAD_TOO_LARGE" } });
+    } finally {
+      await small.close();
+    }
+  });
+
   // Whatever the list's query holds, the answer is a page or a 400 naming the parameter, never another.
   test.prop(
     [
