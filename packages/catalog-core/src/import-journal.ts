@@ -215,14 +215,16 @@ export class ImportJournal implements ImportProgress {
     const report = error instanceof CatalogError ? reportOf(error).slice(0, this.policy.maxReportProblems) : [];
     const problemCount = error instanceof CatalogError ? Math.max(error.errorCount, report.length) : 0;
     const problems = report.slice(0, MAX_PROBLEMS).map(clipped);
-    await this.finish({ state: "failed", error: failure(error), problemCount, problems }, report);
+    // An import the store failed is answered at once: its record is saved behind the answer, when the store is back.
+    const wait = isCatalogError(error, "STORAGE_UNAVAILABLE") ? 0 : FINAL_WAIT_MS;
+    await this.finish({ state: "failed", error: failure(error), problemCount, problems }, report, wait);
     throw withImportId(error, this.id);
   }
 
   // The final record, saved after any save in flight, retried behind the answer while the store
   // is unavailable; the answer waits for it a bounded time, so that the record is there to read
   // when the answer arrives, whatever the store.
-  private async finish(end: Partial<ImportRecord>, report: readonly Problem[]): Promise<void> {
+  private async finish(end: Partial<ImportRecord>, report: readonly Problem[], wait = FINAL_WAIT_MS): Promise<void> {
     clearInterval(this.timer);
     const now = Date.now();
     const record = this.record(now, { ...end, endedAt: iso(now) });
@@ -237,7 +239,8 @@ export class ImportJournal implements ImportProgress {
       ...(deliveries.length === 0 ? {} : { deliveries }),
       trim: { keep: this.policy.keep, before: idPrefixAt(now - this.policy.maxAgeMs) },
     };
-    await bounded(this.saveFinal(record, save), FINAL_WAIT_MS);
+    const saved = this.saveFinal(record, save);
+    if (wait > 0) await bounded(saved, wait);
   }
 
   private async saveFinal(record: ImportRecord, save: ImportSave): Promise<void> {

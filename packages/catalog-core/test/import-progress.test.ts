@@ -194,6 +194,24 @@ describe("import progress", () => {
   });
 });
 
+test("an import the store failed is answered at once, its record saved once the store is back", async () => {
+  const store = createMemoryStore();
+  const { spy } = watched(store, 1);
+  const down: CatalogStore = {
+    ...spy,
+    beginImport: () => Promise.reject(new CatalogError("STORAGE_UNAVAILABLE", "down")),
+  };
+  const started = Date.now();
+  const error = await failure(open(down).importProducts(site, [product("a", "sa")]));
+  expect(error.code).toBe("STORAGE_UNAVAILABLE");
+  expect(Date.now() - started).toBeLessThan(400);
+  const saved = await until(
+    () => store.readImport(site, error.importId as string),
+    (value) => value !== undefined,
+  );
+  expect(JSON.parse(saved as string)).toMatchObject({ state: "failed", error: { code: "STORAGE_UNAVAILABLE" } });
+});
+
 describe("retention", () => {
   test("a site's history never holds more than `keep` records: the newest", async () => {
     const store = createMemoryStore();
