@@ -7,6 +7,7 @@ import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import type { ImportRecord } from "@catalog-kit/catalog-core";
 import { fc, test } from "@fast-check/vitest";
 import { afterAll, beforeAll, describe, expect } from "vitest";
+import { answerChecker, type Document } from "./support/openapi-check.ts";
 import { problemOf } from "./support/problem.ts";
 import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
 
@@ -184,6 +185,28 @@ describe("import history over HTTP", () => {
       expect(await record(importId)).toMatchObject({ state: "failed", error: { code: "PAYLOAD_TOO_LARGE" } });
     } finally {
       await small.close();
+    }
+  });
+
+  test("the history's real answers are those /openapi.json declares, schemas and headers", async () => {
+    const doc = (await (await server.request("GET", "/openapi.json")).json()) as Document;
+    const check = answerChecker(doc);
+    const done = await server.request("POST", `${BASE}/bulk?${QUERY}&dryRun=true`, {
+      ...admin,
+      json: { products: [product("doc-1"), { id: "doc-2" }] },
+    });
+    const { importId } = (await done.json()) as { importId: string };
+    const answers = [
+      [`${BASE}/imports`, `${BASE}/imports?${QUERY}&limit=3`, undefined],
+      [`${BASE}/imports/{importId}`, `${BASE}/imports/${importId}?${QUERY}`, undefined],
+      [`${BASE}/imports/{importId}/problems`, `${BASE}/imports/${importId}/problems?${QUERY}`, "text/csv"],
+      [`${BASE}/imports/{importId}/problems`, `${BASE}/imports/${importId}/problems?${QUERY}`, undefined],
+    ] as const;
+    for (const [path, url, accept] of answers) {
+      const response = await server.request("GET", url, { ...admin, headers: accept ? { accept } : {} });
+      const answer = { status: response.status, contentType: response.headers.get("content-type") ?? undefined };
+      expect(check(path, "get", { ...answer, text: await response.text() }), url).toEqual([]);
+      expect(response.status).toBe(200);
     }
   });
 
