@@ -133,7 +133,6 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const profiles = profileBook(options.profiles ?? []);
   const history = historyPolicy(options.history);
   const reader = historyReader(store, history);
-
   const recorded = importRecorder(store, history);
 
   function requireSite(site: Site): void {
@@ -187,14 +186,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async importProducts(site, products, options = {}) {
       requireSite(site);
-      const start = {
-        channel: "body",
-        format: "products",
-        mode: options.mode,
-        missing: options.missing,
-        options,
-      } as const;
-      return recorded(site, start, async (_, told) => {
+      return recorded(site, { channel: "body", format: "products", options }, async (_, told) => {
         const engine = told(bulkOptions(options, maxProducts));
         if (!Array.isArray(products)) {
           throw new CatalogError("VALIDATION_FAILED", "products must be an array", {
@@ -215,8 +207,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async importProduct(site, product, options = {}) {
       requireSite(site);
-      const start = { channel: "body", format: "product", options } as const;
-      return recorded(site, start, async (_, told) => {
+      return recorded(site, { channel: "body", format: "product", options }, async (_, told) => {
         const engine = told({ dryRun: options.dryRun ?? false, limit: 1 });
         return run(
           site,
@@ -230,9 +221,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async importCsv(site, csvContent, options = {}) {
       requireSite(site);
-      const { mode, missing, profile } = options;
-      const start = { channel: "body", format: "csv", mode, missing, profile, options } as const;
-      return recorded(site, start, async (_, told) => {
+      return recorded(site, { channel: "body", format: "csv", options }, async (_, told) => {
         const engine = told(bulkOptions(options, maxProducts));
         if (typeof csvContent !== "string") {
           throw new CatalogError("VALIDATION_FAILED", "csvContent must be a string", {
@@ -247,9 +236,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async importStream(site, given, options) {
       requireSite(site);
-      const { format, mode, missing, profile } = options;
-      const start = { channel: "stream", format, mode, missing, profile, options } as const;
-      return recorded(site, start, async (journal, told) => {
+      const { format } = options;
+      return recorded(site, { channel: "stream", format, options }, async (journal, told) => {
         const body = journal === undefined ? given : journal.counted(given);
         const engine = told(bulkOptions(options, maxStreamProducts));
         const merge = engine.merge !== undefined;

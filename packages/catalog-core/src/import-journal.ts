@@ -13,14 +13,11 @@ import type { Site } from "./site.ts";
 import type { CatalogStore, Delivery, ImportSave } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
-/** What an import's record says of it from its start: how it came, how it writes, who sent it. */
+/** What an import's record says of it from its start: how it came, and its options as given (checked later). */
 export interface ImportStart {
   readonly channel: ImportRecord["channel"];
   readonly format: ImportRecord["format"];
-  readonly mode?: unknown;
-  readonly missing?: unknown;
-  readonly profile?: unknown;
-  readonly options: ImportOptions;
+  readonly options: ImportOptions & { readonly mode?: unknown; readonly missing?: unknown; readonly profile?: unknown };
 }
 
 const TICK_MS = 1_000;
@@ -29,8 +26,11 @@ export const HEARTBEAT_MS = 5_000;
 // How long an import's answer waits for its final record: enough for any store that answers,
 // short enough that a store down (the final save retried behind) does not hold the answer long.
 const FINAL_WAIT_MS = 1_000;
-const FINAL_ATTEMPTS = 5;
+// A final save refused is asked again for about half a minute (0.5 s doubling to 8 s): the
+// record carries the import's deliveries, which are lost with it if the store stays down longer.
+const FINAL_ATTEMPTS = 8;
 const RETRY_MS = 500;
+const MAX_RETRY_MS = 8_000;
 // A record holds at most 1 MiB and a report 16 MiB: the strings a problem quotes from the
 // request are clipped, and a report stops short of its limit.
 const MAX_TEXT = 1_000;
@@ -127,7 +127,9 @@ export class ImportJournal implements ImportProgress {
     this.site = site;
     this.policy = policy;
     const { options } = start;
-    const profile = typeof start.profile === "string" ? start.profile : (start.profile as { name?: unknown })?.name;
+    const { mode, missing } = options;
+    const profile =
+      typeof options.profile === "string" ? options.profile : (options.profile as { name?: unknown })?.name;
     const given = {
       idempotencyKey: options.idempotencyKey,
       requestId: options.requestId,
@@ -142,8 +144,8 @@ export class ImportJournal implements ImportProgress {
       format: start.format,
       ...(text(profile) === undefined ? {} : { profile: text(profile) as string }),
       // Refused for its options, an import is recorded with the default it would have had.
-      mode: MODES.includes(start.mode) ? (start.mode as ImportRecord["mode"]) : "upsert",
-      ...(MISSING.includes(start.missing) ? { missing: start.missing as NonNullable<ImportRecord["missing"]> } : {}),
+      mode: MODES.includes(mode) ? (mode as ImportRecord["mode"]) : "upsert",
+      ...(MISSING.includes(missing) ? { missing: missing as NonNullable<ImportRecord["missing"]> } : {}),
       dryRun: options.dryRun === true,
       startedAt: iso(now),
       problemCount: 0,
@@ -213,14 +215,16 @@ export class ImportJournal implements ImportProgress {
     const report = error instanceof CatalogError ? reportOf(error).slice(0, this.policy.maxReportProblems) : [];
     const problemCount = error instanceof CatalogError ? Math.max(error.errorCount, report.length) : 0;
     const problems = report.slice(0, MAX_PROBLEMS).map(clipped);
-    await this.finish({ state: "failed", error: failure(error), problemCount, problems }, report);
+    // An import the store failed is answered at once: its record is saved behind the answer, when the store is back.
+    const wait = isCatalogError(error, "STORAGE_UNAVAILABLE") ? 0 : FINAL_WAIT_MS;
+    await this.finish({ state: "failed", error: failure(error), problemCount, problems }, report, wait);
     throw withImportId(error, this.id);
   }
 
   // The final record, saved after any save in flight, retried behind the answer while the store
   // is unavailable; the answer waits for it a bounded time, so that the record is there to read
   // when the answer arrives, whatever the store.
-  private async finish(end: Partial<ImportRecord>, report: readonly Problem[]): Promise<void> {
+  private async finish(end: Partial<ImportRecord>, report: readonly Problem[], wait = FINAL_WAIT_MS): Promise<void> {
     clearInterval(this.timer);
     const now = Date.now();
     const record = this.record(now, { ...end, endedAt: iso(now) });
@@ -235,7 +239,8 @@ export class ImportJournal implements ImportProgress {
       ...(deliveries.length === 0 ? {} : { deliveries }),
       trim: { keep: this.policy.keep, before: idPrefixAt(now - this.policy.maxAgeMs) },
     };
-    await bounded(this.saveFinal(record, save), FINAL_WAIT_MS);
+    const saved = this.saveFinal(record, save);
+    if (wait > 0) await bounded(saved, wait);
   }
 
   private async saveFinal(record: ImportRecord, save: ImportSave): Promise<void> {
@@ -247,7 +252,7 @@ export class ImportJournal implements ImportProgress {
         break;
       } catch (error) {
         if (attempt === FINAL_ATTEMPTS || !isCatalogError(error, "STORAGE_UNAVAILABLE")) break;
-        await pause(RETRY_MS * 2 ** (attempt - 1));
+        await pause(Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** (attempt - 1)));
       }
     }
     try {

@@ -1,4 +1,4 @@
-// The product's JSON Schemas, generated from its valibot schemas, for the OpenAPI document.
+// The product's and the import record's JSON Schemas, generated from its valibot schemas, for the OpenAPI document.
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { ImportRecordSchema } from "./import-record.ts";
 import { ProductSchema } from "./product.ts";

@@ -151,6 +151,35 @@ describe("import progress", () => {
     expect(saves.at(-1)?.state).toBe("succeeded");
   });
 
+  test("never two saves of one import at once: a slow save holds the next, the final one included", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
+    const store = createMemoryStore();
+    let inFlight = 0;
+    let most = 0;
+    const states: string[] = [];
+    const slow: CatalogStore = {
+      ...store,
+      async saveImport(s, entry, save) {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        states.push((JSON.parse(entry.value) as ImportRecord).state);
+        await store.saveImport(s, entry, save);
+        inFlight--;
+      },
+    };
+    const { body, release } = gated();
+    const done = open(slow).importStream(site, body, { format: "ndjson" });
+    release(line(0));
+    await vi.advanceTimersByTimeAsync(1_200);
+    release(line(1));
+    await vi.advanceTimersByTimeAsync(1_000);
+    release(null);
+    await vi.advanceTimersByTimeAsync(6_000);
+    await done;
+    expect(most).toBe(1);
+    expect(states).toEqual(["receiving", "succeeded"]);
+  });
+
   test("a final save the store refuses is made again behind the answer, which does not wait long", async () => {
     const store = createMemoryStore();
     const { spy } = watched(store, 2);
@@ -163,6 +192,24 @@ describe("import progress", () => {
     );
     expect(JSON.parse(record as string)).toMatchObject({ state: "succeeded" });
   });
+});
+
+test("an import the store failed is answered at once, its record saved once the store is back", async () => {
+  const store = createMemoryStore();
+  const { spy } = watched(store, 1);
+  const down: CatalogStore = {
+    ...spy,
+    beginImport: () => Promise.reject(new CatalogError("STORAGE_UNAVAILABLE", "down")),
+  };
+  const started = Date.now();
+  const error = await failure(open(down).importProducts(site, [product("a", "sa")]));
+  expect(error.code).toBe("STORAGE_UNAVAILABLE");
+  expect(Date.now() - started).toBeLessThan(400);
+  const saved = await until(
+    () => store.readImport(site, error.importId as string),
+    (value) => value !== undefined,
+  );
+  expect(JSON.parse(saved as string)).toMatchObject({ state: "failed", error: { code: "STORAGE_UNAVAILABLE" } });
 });
 
 describe("retention", () => {

@@ -43,15 +43,18 @@ const APPLY: Readonly<
   csvContent: (catalog, site, payload, options) => catalog.importCsv(site, payload, options),
 };
 
-// The options of an import from its query; the catalog checks `mode` and `missing` (given
-// without a merge too) and names them when they are bad.
-function importOptions(params: Readonly<Record<string, string>>): BulkImportOptions {
+// The options of an import from its query, with who sent it for its record; the catalog checks
+// `mode` and `missing` (given without a merge too) and names them when they are bad.
+function importOptions(ctx: RequestContext): BulkImportOptions {
+  const { params } = ctx;
   const dryRun = parseFlag("dryRun", params.dryRun);
   const allowEmpty = parseFlag("allowEmpty", params.allowEmpty);
   const { mode, missing } = params;
   return {
     dryRun,
     allowEmpty,
+    requestId: ctx.requestId,
+    ...(ctx.grant.name === "" ? {} : { tokenName: ctx.grant.name }),
     ...(mode === undefined ? {} : { mode: mode as ImportMode }),
     ...(missing === undefined ? {} : { missing: missing as MissingPolicy }),
   };
@@ -109,7 +112,7 @@ function sendSummary(ctx: RequestContext, summary: ImportSummary): void {
 // token and bytes of the budget, never the limiter's slots that every token's imports need.
 async function importEnvelope(ctx: RequestContext, field: EnvelopeField): Promise<void> {
   const { req, res, services } = ctx;
-  const options = { ...importOptions(ctx.params), ...readingOptions(ctx.params, field === "csvContent") };
+  const options = { ...importOptions(ctx), ...readingOptions(ctx.params, field === "csvContent") };
   const key = readKey(req);
   const hash = key === undefined ? undefined : bodyHash();
   const gzip = isGzip(req);
@@ -143,7 +146,8 @@ async function applyEnvelope(
     throw new CatalogError("VALIDATION_FAILED", "Invalid request body", { problems: envelope.problems });
   }
   const site = requestSite(ctx, { body: envelope });
-  const applied = keyed(ctx, site, priced(ctx, site, options), key, hash);
+  // The body's bytes as received (compressed, when it was), for the import's record.
+  const applied = { ...keyed(ctx, site, priced(ctx, site, options), key, hash), bytesReceived: record.bytes };
   // An envelope names its site in its body: its place among the site's imports is taken once read.
   const leave = ctx.services.rates.enterImport(ctx, site);
   try {
@@ -164,7 +168,7 @@ async function importStream(ctx: RequestContext, format: StreamFormat): Promise<
   // Refused before a byte is read: the catalog would say so only once it reads the body.
   const site = requestSite(ctx, { catalog: services.catalog });
   const reading = priced(ctx, site, readingOptions(params, format !== "ndjson"));
-  const options = { ...keyed(ctx, site, { ...importOptions(params), ...reading }, key, hash), format };
+  const options = { ...keyed(ctx, site, { ...importOptions(ctx), ...reading }, key, hash), format };
   const gzip = isGzip(req);
   const declared = checkDeclaredSize(req, services.maxStreamBytes);
   const leave = services.rates.enterImport(ctx, site);

@@ -1,6 +1,6 @@
 // Retrieving and deleting one product by id or sku: `GET` and `DELETE` on a product's path (and
-// on /bulk, the product whose id or sku is "bulk"), with the product's entity tag. The hot path:
-// nothing here allocates beyond what the answer needs.
+// on /bulk and /imports, the products whose id or sku is "bulk" or "imports"), with the product's
+// entity tag. The hot path: nothing here allocates beyond what the answer needs.
 import { encodeProduct, type LookupOptions, productTag, productViewJson, type Site } from "@catalog-kit/catalog-core";
 import { etagOf, noneMatchHolds, readTagList, sendNotModified, strongTags } from "./conditional.ts";
 import type { RequestContext } from "./context.ts";
@@ -12,8 +12,9 @@ import { sendJson } from "./success.ts";
 const ANY_FIELD: LookupOptions = {};
 const BY_ID: LookupOptions = { by: "id" };
 const BY_SKU: LookupOptions = { by: "sku" };
-// The key of the lookups on /bulk, whose path has no product id of its own.
+// The keys of the lookups on /bulk and /imports, whose paths have no product id of their own.
 const BULK_KEY = "bulk";
+const IMPORTS_KEY = "imports";
 
 /** The product a request names: its key, the field it matches, and its site. */
 export interface Target {
@@ -31,7 +32,13 @@ export function targetOf(ctx: RequestContext, problems: ProblemEntry[] = []): Ta
   if (by !== undefined && by !== "id" && by !== "sku") {
     problems.push({ parameter: "by", message: "Query parameter by must be id or sku" });
   }
-  const key = decodeProductId(ctx.resource.kind === "product" ? ctx.resource.rawId : BULK_KEY);
+  const { resource } = ctx;
+  const key =
+    resource.kind === "product"
+      ? decodeProductId(resource.rawId)
+      : resource.kind === "imports"
+        ? IMPORTS_KEY
+        : BULK_KEY;
   const site = requestSite(ctx, { problems });
   return { key, options: by === undefined ? ANY_FIELD : by === "id" ? BY_ID : BY_SKU, site };
 }

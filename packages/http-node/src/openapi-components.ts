@@ -2,6 +2,7 @@
 // generated from the catalog's own validation schemas; and the helpers the operations share.
 import { productJsonSchemas, SCOPES } from "@catalog-kit/catalog-core";
 import { ADMIN_SCHEMAS } from "./openapi-admin.ts";
+import { HISTORY_SCHEMAS } from "./openapi-history.ts";
 import { RATE_LIMIT_HEADER_COMPONENTS } from "./openapi-rate-limits.ts";
 import { READING_PARAMETERS } from "./openapi-reading.ts";
 import { PROBLEM_STATUSES } from "./problem.ts";
@@ -14,6 +15,13 @@ export const json = (schema: object, example: unknown) => ({ "application/json":
 export const KEY_RULES =
   "An id or sku never contains control characters and never starts or ends with white space (its pattern); " +
   "`price_min` must not be greater than `price_max`.";
+
+/** A generated JSON Schema without its `$schema`: the document names its dialect once. */
+export const IMPORT_ID_PROPERTY = {
+  type: "string",
+  description:
+    "The import's id in its site's history: `GET /external/product/v1/imports/{importId}` answers its record, `.../problems` its whole problem report",
+};
 
 function withoutDialect(schema: object): object {
   const { $schema: _, ...rest } = schema as Record<string, unknown>;
@@ -181,6 +189,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
     },
     schemas: {
       ...ADMIN_SCHEMAS,
+      ...HISTORY_SCHEMAS,
       Product: withoutDialect(Product),
       ProductView: withoutDialect(ProductView),
       BulkImportRequest: importRequest("products", {
@@ -225,6 +234,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
             items: { type: "string" },
             description: "With profile: the document's columns the catalog does not keep, in the order met",
           },
+          importId: IMPORT_ID_PROPERTY,
         },
         required: ["message", "total", "created", "updated", "unchanged"],
       },
@@ -302,6 +312,7 @@ export function openApiComponents(maxProductsPerRequest: number): object {
             type: "integer",
             description: "`RATE_LIMITED`: the quota's window in seconds (none for `imports`)",
           },
+          importId: IMPORT_ID_PROPERTY,
         },
         required: ["type", "title", "status", "detail", "code", "errors", "errorCount"],
       },

@@ -41,7 +41,16 @@ export const EXAMPLES = {
       "id,sku,title,available,featured_image,url\ntshirt-001,TS-001-BLK-M,Black T-shirt,true,https://shop.example/img/ts-001.jpg,https://shop.example/products/tshirt-001\n",
   },
   // The very text the handler sends, so the example cannot drift from the answer.
-  importSummary: JSON.parse(summaryText({ total: 2, created: 1, updated: 1, unchanged: 0, dryRun: false })) as object,
+  importSummary: JSON.parse(
+    summaryText({
+      total: 2,
+      created: 1,
+      updated: 1,
+      unchanged: 0,
+      dryRun: false,
+      importId: "0192f3a4b5c6d7e8f9a0b1c2d3e4",
+    }),
+  ) as object,
   productView: {
     id: product.id,
     sku: product.sku,

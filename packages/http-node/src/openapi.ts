@@ -64,7 +64,7 @@ const IDEMPOTENCY_KEY = {
   schema: { type: "string", pattern: '^(?!""$)[!-~]{1,255}$' },
   example: "3f1c2d9e-6f0a-4d8b-9a57-2c1e8b7d4a10",
   description:
-    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `missing`, `dryRun`, `allowEmpty`, the reading parameters such as `profile`, `Content-Type` and body) is answered with the first answer and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
+    "Makes the import exactly-once: a new key (a UUID) per logical import, sent again with every retry of it. Once an import with the key committed in the site, the same request (method, path, site, `mode`, `missing`, `dryRun`, `allowEmpty`, the reading parameters such as `profile`, `Content-Type` and body) is answered with the first answer (but for its own `importId`: the replay is an import of its own in the history, marked `replayed`) and `Idempotent-Replayed: true`, and nothing is applied again, for `idempotency.retentionMs` (24 hours by default). Another request under the key is 422 `IDEMPOTENCY_KEY_REUSED`; one while the first runs is 409 `IDEMPOTENCY_KEY_IN_USE`. Refused, failed and dry-run imports leave the key unused.",
 };
 const REPLAYED_HEADER = {
   description:
@@ -190,13 +190,17 @@ function responses(op: Operation, doc: OperationDoc, notFound: 400 | 404): objec
     description: answer.description,
     headers:
       op.body === undefined
-        ? tagged
+        ? { ...tagged, ...answer.headers }
         : { ...REQUEST_ID_HEADER, Deprecation: DEPRECATION_HEADER, "Idempotent-Replayed": REPLAYED_HEADER },
     // The list serves exports too, for older clients; only the export publishes them.
     content:
       op.plain.format === "json"
         ? json(answer.schema, answer.example)
-        : textContent(op.exports?.types ?? {}, answer.schema),
+        : answer.texts === undefined
+          ? textContent(op.exports?.types ?? {}, answer.schema)
+          : Object.fromEntries(
+              Object.entries(answer.texts).map(([type, example]) => [type, { schema: answer.schema, example }]),
+            ),
   };
   const storage = doc.storage ? { "503": UNAVAILABLE } : {};
   if (!op.token) return { "200": success, "4XX": RESERVED_4XX, ...storage, default: DEFAULT_PROBLEM };
@@ -297,7 +301,11 @@ export function buildOpenApi(settings: OpenApiSettings): object {
     security: [{ ServiceAccessToken: [] }],
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
-      { name: "Import", description: "Create or replace products, one, a list, or CSV text at a time" },
+      {
+        name: "Import",
+        description:
+          "Create or replace products, one, a list, or CSV text at a time; and the history of a site's imports, their progress and problem reports",
+      },
       { name: "Products", description: "Retrieve, change or delete one product; list or export a site's" },
       { name: "Service", description: "Health and this document; no token needed" },
       { name: "Admin", description: "Sites and tokens made, listed and removed at run time; the `admin` scope" },

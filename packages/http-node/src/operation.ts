@@ -30,6 +30,10 @@ export interface OperationDoc {
     readonly example?: unknown;
     /** Its status when not 200 (201: made). */
     readonly status?: 201;
+    /** A text answer's example by media type, when not the stream formats' product files. */
+    readonly texts?: Readonly<Record<string, string>>;
+    /** Its headers besides `X-Request-Id`, as OpenAPI header objects. */
+    readonly headers?: Readonly<Record<string, object>>;
   };
   /** The problems it may answer, by status, when not those of an operation on products (the admin API's). */
   readonly problems?: Readonly<Record<string, string>>;

@@ -3,6 +3,7 @@ import type { ServerResponse } from "node:http";
 import {
   CatalogError,
   type ErrorCode,
+  importIdOf,
   KEY_IN_USE_RETRY_SECONDS,
   type Problem,
   type Scope,
@@ -158,6 +159,8 @@ export interface ProblemBody {
   readonly quota?: string;
   /** For `RATE_LIMITED`: the quota's window in seconds; absent for `imports`, a count of what runs at once. */
   readonly window?: number;
+  /** For an import that failed: its id in the site's history, whose record and problem report tell it in full. */
+  readonly importId?: string;
 }
 
 /** A problem ready to send: status, body and the headers it needs. */
@@ -217,6 +220,7 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
     detail = clip(error.message);
   }
   problems = problems.map(clipEntry);
+  const importId = importIdOf(error);
   // `notFoundStatus` is the answer of a resource that is not there; a merge's records that name no
   // product are located problems of a request to a resource that is.
   const status = NOT_FOUND_CODES.has(code) && problems.length === 0 ? notFoundStatus : STATUS[code];
@@ -233,6 +237,7 @@ export function toProblem(error: unknown, notFoundStatus: 400 | 404 = 400): Prob
     ...(limit === undefined ? {} : { limit }),
     ...(received === undefined ? {} : { received }),
     ...rate,
+    ...(importId === undefined ? {} : { importId }),
   };
   return { status, body, headers };
 }

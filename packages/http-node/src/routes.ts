@@ -4,6 +4,7 @@
 // from here.
 import { ADMIN_PREFIX, ADMIN_ROUTES } from "./admin-routes.ts";
 import { serveList } from "./browse.ts";
+import { HISTORY_ROUTES, IMPORTS_PATH } from "./history-routes.ts";
 import { serveImport } from "./imports.ts";
 import { ref } from "./openapi-components.ts";
 import { EXAMPLES } from "./openapi-examples.ts";
@@ -43,9 +44,10 @@ export type Resource =
         | "openapi"
         | "metrics"
         | "adminSites"
-        | "adminTokens";
+        | "adminTokens"
+        | "imports";
     }
-  | { readonly kind: "product" | "adminToken"; readonly rawId: string }
+  | { readonly kind: "product" | "adminToken" | "importRecord" | "importProblems"; readonly rawId: string }
   | { readonly kind: "adminSite"; readonly rawType: string; readonly rawId: string };
 
 /** What the handler does for a request: look a product up, change or delete it, import, or answer a fixed resource. */
@@ -66,7 +68,10 @@ export type Action =
   | "deleteSite"
   | "createToken"
   | "listTokens"
-  | "revokeToken";
+  | "revokeToken"
+  | "listImports"
+  | "getImport"
+  | "importProblems";
 
 type Method = "GET" | "PATCH" | "DELETE" | "POST";
 
@@ -244,6 +249,7 @@ export const ROUTES: Readonly<Record<Resource["kind"], Route>> = {
   },
   // Not published: it may live on an address of its own, and it is the operator's, not the API's.
   metrics: { path: "/metrics", methods: { GET: operation({ action: "metrics", token: false, serve: serveMetrics }) } },
+  ...HISTORY_ROUTES,
   ...ADMIN_ROUTES,
 };
 
@@ -280,6 +286,8 @@ const FIXED = new Map<string, Resource>(
 const PRODUCT_PREFIX = ROUTES.product.path.slice(0, ROUTES.product.path.indexOf("{"));
 const SITE_PREFIX = `${ADMIN_PREFIX}/sites/`;
 const TOKEN_PREFIX = `${ADMIN_PREFIX}/tokens/`;
+const IMPORT_PREFIX = `${IMPORTS_PATH}/`;
+const PROBLEMS_SUFFIX = "/problems";
 
 // The one segment after `prefix`, non-empty, or `undefined`.
 function lastSegment(path: string, prefix: string): string | undefined {
@@ -298,10 +306,23 @@ function adminResource(path: string): Resource | undefined {
   return { kind: "adminSite", rawType: path.slice(SITE_PREFIX.length, slash), rawId: path.slice(slash + 1) };
 }
 
-/** Finds the resource of a path: a fixed path whole, else its parameters under their prefix; `undefined` is 404. */
+// An import's path: /external/product/v1/imports/{importId}, or its report's, .../problems.
+function historyResource(path: string): Resource | undefined {
+  const rawId = lastSegment(path, IMPORT_PREFIX);
+  if (rawId !== undefined) return { kind: "importRecord", rawId };
+  if (!path.endsWith(PROBLEMS_SUFFIX)) return undefined;
+  const id = lastSegment(path.slice(0, -PROBLEMS_SUFFIX.length), IMPORT_PREFIX);
+  return id === undefined ? undefined : { kind: "importProblems", rawId: id };
+}
+
+/**
+ * Finds the resource of a path, still percent-encoded: a fixed path whole, else its parameters
+ * under their prefix; `undefined` is 404. So `/imports` is the history and `/%69mports` the product "imports".
+ */
 export function matchRoute(path: string): Resource | undefined {
   const fixed = FIXED.get(path);
   if (fixed !== undefined) return fixed;
+  if (path.startsWith(IMPORT_PREFIX)) return historyResource(path);
   const rawId = lastSegment(path, PRODUCT_PREFIX);
   if (rawId !== undefined) return { kind: "product", rawId };
   return path.startsWith(ADMIN_PREFIX) ? adminResource(path) : undefined;

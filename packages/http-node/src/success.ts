@@ -45,11 +45,22 @@ function plural(count: number): string {
 /**
  * The body of a successful import: `{ message, total, created, updated, unchanged }`, plus
  * `deleted` for a replace, `skipped` and `skippedKeys` for a merge, `dryRun: true` for a dry run,
- * and the document's `profile` and `ignoredColumns` when the summary has them.
+ * the document's `profile` and `ignoredColumns` when the summary has them, and its `importId`.
  */
 export function summaryText(summary: ImportSummary): string {
-  const { total, created, updated, unchanged, deleted, skipped, skippedKeys, dryRun, profile, ignoredColumns } =
-    summary;
+  const {
+    total,
+    created,
+    updated,
+    unchanged,
+    deleted,
+    skipped,
+    skippedKeys,
+    dryRun,
+    profile,
+    ignoredColumns,
+    importId,
+  } = summary;
   const more = `${deleted === undefined ? "" : `, ${deleted} deleted`}${skipped === undefined ? "" : `, ${skipped} skipped`}`;
   const message = dryRun
     ? `Dry run: ${total} ${plural(total)} checked (${created} would be created, ${updated} updated, ${unchanged} unchanged${more}); nothing was written`
@@ -65,6 +76,7 @@ export function summaryText(summary: ImportSummary): string {
     ...(dryRun ? { dryRun: true } : {}),
     ...(profile === undefined ? {} : { profile }),
     ...(ignoredColumns === undefined ? {} : { ignoredColumns }),
+    ...(importId === undefined ? {} : { importId }),
   };
   return JSON.stringify(body);
 }

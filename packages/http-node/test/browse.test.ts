@@ -189,6 +189,7 @@ describeEachStore("browse", (store) => {
         updated: 0,
         unchanged: 1,
         deleted: 2,
+        importId: expect.stringMatching(/^[0-9a-f]{28}$/),
       });
       expect(await walk(10)).toEqual(["a", "new"]);
       const upsert = await importAll([product("b", "S9")], SITE_A, "?mode=upsert");

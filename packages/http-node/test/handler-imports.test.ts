@@ -31,6 +31,7 @@ describeEachStore("imports", (store) => {
         created: 2,
         updated: 0,
         unchanged: 0,
+        importId: expect.stringMatching(/^[0-9a-f]{28}$/),
       });
 
       const products = [product("b1"), product("b2", "SKU-b2", { price: 3 }), product("b3")];
@@ -243,6 +244,7 @@ describeEachStore("imports", (store) => {
         created: 1,
         updated: 0,
         unchanged: 0,
+        importId: expect.stringMatching(/^[0-9a-f]{28}$/),
       });
       const again = await server.request("POST", BASE, { ...admin, json: { ...A, product: product("single-1") } });
       expect(await again.json()).toMatchObject({ total: 1, unchanged: 1 });

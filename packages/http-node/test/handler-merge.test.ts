@@ -88,6 +88,7 @@ describeEachStore("merge imports", (store) => {
       unchanged: 1,
       skipped: 2,
       skippedKeys: ["nobody-2", "NOBODY-1"],
+      importId: expect.stringMatching(/^[0-9a-f]{28}$/),
     });
     const created = product(`new-${run}`, `NEW-${run}`);
     const create = await server.request("POST", `${BULK}${QUERY}&mode=merge&missing=create`, {

@@ -28,6 +28,10 @@ describe("the route table", () => {
       adminSite: "DELETE",
       adminTokens: "GET, HEAD, POST",
       adminToken: "DELETE",
+      // The history's list, where PATCH and DELETE stay those of the product "imports".
+      imports: "GET, HEAD, PATCH, DELETE",
+      importRecord: "GET, HEAD",
+      importProblems: "GET, HEAD",
     });
   });
 

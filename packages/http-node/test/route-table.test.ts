@@ -23,7 +23,7 @@ describe("the route table", () => {
         : path.includes("{")
           ? { kind, rawId: "p%2F1" }
           : { kind };
-      const filled = path.replace("{siteType}", "t%2F1").replace(/\{(productId|siteId|id)\}/, "p%2F1");
+      const filled = path.replace("{siteType}", "t%2F1").replace(/\{(productId|siteId|id|importId)\}/, "p%2F1");
       expect(matchRoute(filled), path).toEqual(expected);
     }
     for (const path of ["/admin/v1/sites/a", "/admin/v1/sites/a/", "/admin/v1/sites//b", "/admin/v1/sites/a/b/c"]) {
@@ -43,6 +43,9 @@ describe("the route table", () => {
       csv: "import",
       patch: "import",
       delete: "delete",
+      listImports: "read",
+      getImport: "read",
+      importProblems: "read",
     };
     for (const { method, path, operation } of rows) {
       const scope = operation.token ? (expected[operation.action] ?? "admin") : undefined;

@@ -20,7 +20,8 @@ const target = (path: string) =>
     .replace("{productId}", "p-1")
     .replace("{siteType}", "shopify")
     .replace("{siteId}", "shop-a")
-    .replace("{id}", "x") + (path.startsWith("/admin/") ? "" : query);
+    .replace("{id}", "x")
+    .replace("{importId}", "0123abc") + (path.startsWith("/admin/") ? "" : query);
 
 describe("scopes", () => {
   let server: AdminServer;
@@ -55,6 +56,9 @@ describe("scopes", () => {
           "createToken",
           "listTokens",
           "revokeToken",
+          "listImports",
+          "getImport",
+          "importProblems",
         ]),
       ),
     );

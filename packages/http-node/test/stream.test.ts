@@ -265,7 +265,8 @@ describeEachStore("raw import bodies", (store) => {
             errors: { pointer: string }[];
           };
           expect(streamed.status).toBe(enveloped.status);
-          if (enveloped.status === 200) expect(streamed.body).toEqual(expected);
+          // Two imports, two ids: the answers are alike but for them.
+          if (enveloped.status === 200) expect({ ...streamed.body, importId: 0 }).toEqual({ ...expected, importId: 0 });
           else {
             // The same problems, each at line n + 1 where the envelope says /products/n.
             expect(streamed.body).toMatchObject({ code: expected.code, errorCount: expected.errorCount });

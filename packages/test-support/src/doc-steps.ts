@@ -51,11 +51,18 @@ export function docSteps(markdown: string): DocStep[] {
 
 /**
  * The answer a document shows, as it must come back for the request `requestId`: a problem's
- * `instance` names the request, which differs on every run, so the shown one only gives its form.
+ * `instance` names the request, and an import's `importId` is new, on every run, so the shown
+ * ones only give their form (an `importId` of 28 hex digits stands for the one `actual` carries).
  */
-export function expectedFor(expected: unknown, requestId: string | null): unknown {
-  if (typeof expected !== "object" || expected === null || !("instance" in expected)) return expected;
-  const { instance } = expected as { instance: unknown };
-  if (typeof instance !== "string" || !/^urn:catalog-kit:request:[\w.~:-]+$/.test(instance)) return expected;
-  return { ...expected, instance: `urn:catalog-kit:request:${requestId}` };
+export function expectedFor(expected: unknown, requestId: string | null, actual?: unknown): unknown {
+  if (typeof expected !== "object" || expected === null) return expected;
+  let shown = expected as Record<string, unknown>;
+  const { instance, importId } = shown;
+  if (typeof instance === "string" && /^urn:catalog-kit:request:[\w.~:-]+$/.test(instance))
+    shown = { ...shown, instance: `urn:catalog-kit:request:${requestId}` };
+  const answered = (actual as { importId?: unknown } | undefined)?.importId;
+  const id = /^[0-9a-f]{28}$/;
+  if (typeof importId === "string" && id.test(importId) && typeof answered === "string" && id.test(answered))
+    shown = { ...shown, importId: answered };
+  return shown;
 }

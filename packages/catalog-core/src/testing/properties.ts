@@ -19,7 +19,8 @@ export function testModel(store: () => CatalogStore, numRuns: number): void {
           { siteType: "A", siteId },
           { siteType: "B", siteId },
         ];
-        const catalog = createCatalog({ store: store(), sites });
+        // The model judges imports, not their records: the history has clauses of its own.
+        const catalog = createCatalog({ store: store(), sites, history: false });
         await fc.asyncModelRun(
           () => ({ model: new CatalogModel(2), real: { catalog, store: store(), sites } }),
           commands,
