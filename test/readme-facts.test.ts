@@ -8,7 +8,10 @@ import { describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const read = (path: string) => readFile(`${ROOT}${path}`, "utf8");
 const readme = await read("README.md");
-const NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+const NUMBERS = [
+  ...["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"],
+  ...["thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"],
+];
 
 it("the root README's intro names every storage adapter, and its test command every server the tests start", () => {
   const intro = readme.slice(0, readme.indexOf("\n## "));
@@ -22,7 +25,7 @@ it("says how many methods CatalogStore has wherever a README counts them", async
   const store = await read("packages/catalog-core/src/store.ts");
   const body = /export interface CatalogStore \{([\s\S]*?)\n\}/.exec(store)?.[1] ?? "";
   const methods = [...body.matchAll(/^ {2}(\w+)\(/gm)].map(([, name]) => name);
-  expect(methods).toHaveLength(10);
+  expect(methods).toHaveLength(16);
   for (const path of ["README.md", "examples/custom-adapter/README.md", "packages/catalog-core/ADAPTERS.md"]) {
     const counts = [...(await read(path)).matchAll(/\b(\w+) (?:async )?methods\b/g)].map(([, n]) => n as string);
     const said = counts.filter((word) => NUMBERS.includes(word));
