@@ -15,6 +15,7 @@ it("custom-profile.ts reads an ERP's own file through a profile of its own, and 
     dryRun: false,
     profile: "erp",
     ignoredColumns: ["Warehouse"],
+    importId: expect.stringMatching(/^[0-9a-f]{28}$/),
   });
   expect(json("Tee: ")).toMatchObject({ id: "TEE", sku: "TEE-S", price: 19.9, price_min: 19.9, price_max: 21.9 });
   expect(json("Tee: ").available).toBe(true);

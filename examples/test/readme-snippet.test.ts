@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { ROOT } from "@catalog-kit/test-support/http";
+import { ROOT, withShownImportIds } from "@catalog-kit/test-support/http";
 import { expect, it } from "vitest";
 
 const readme = await readFile(join(ROOT, "README.md"), "utf8");
@@ -23,7 +23,7 @@ it("README.md: the in-process snippet runs as the README says, from the reposito
     const [program, ...args] = command.replace(/snippet\.ts$/, file).split(" ");
     const { stdout, stderr } = await promisify(execFile)(program as string, args, { cwd: ROOT, timeout: 60_000 });
     expect(stderr).toBe("");
-    expect(stdout).toBe(output);
+    expect(withShownImportIds(stdout, output)).toBe(output);
   } finally {
     await rm(join(ROOT, file), { force: true });
   }

@@ -28,7 +28,7 @@ it("standalone-server.md: every curl answers what the document shows", async () 
     const response = await performCurl(parseCurl(command.replaceAll(DOC_URL, url)));
     const body = await response.json();
     expect({ command, status: response.status }).toEqual({ command, status });
-    if (expected !== undefined) expect(body).toEqual(expectedFor(expected, response.headers.get("x-request-id")));
+    if (expected !== undefined) expect(body).toEqual(expectedFor(expected, response.headers.get("x-request-id"), body));
   }
   server.child.kill("SIGTERM");
   expect(await server.exited).toBe(0);

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { publishedPackages, ROOT } from "@catalog-kit/test-support";
+import { withShownImportIds } from "@catalog-kit/test-support/http";
 import { afterAll, expect, it } from "vitest";
 
 // What is published, in the order each builds on the one before.
@@ -111,7 +112,7 @@ it("npm install of the packed cli gives a catalog-kit that serves, imports and e
     const block = (lang: string) => new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, "m").exec(section)?.[1] ?? "";
     await writeFile(join(dir, "snippet.mjs"), block("ts"));
     const snippet = await run(process.execPath, ["snippet.mjs"], { cwd: dir, env, timeout: 30_000 });
-    expect(snippet.stdout).toBe(block("text"));
+    expect(withShownImportIds(snippet.stdout, block("text"))).toBe(block("text"));
     server.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(err).toBe("");

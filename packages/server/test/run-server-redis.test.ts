@@ -101,7 +101,9 @@ describeWithRedis("the standalone server with Redis storage", () => {
       req.on("error", () => resolve(0));
     });
     for (let i = 0; i < 5_000; i++) req.write(`${JSON.stringify({ ...product, id: `s-${i}`, sku: `S-${i}` })}\n`);
-    const keys = () => redisCli(redis.port, "--scan", "--pattern", "cli-stream*");
+    // The staging's keys: the site's import history, which records the import, is not staging.
+    const scan = async () => (await redisCli(redis.port, "--scan", "--pattern", "cli-stream*")).split("\n");
+    const keys = async () => (await scan()).filter((key) => key !== "" && !key.includes(":history:")).join("\n");
     // Chunks reach Redis while the body is still arriving.
     for (let i = 0; i < 100 && (await keys()) === ""; i++) await sleep(20);
     expect(await keys()).not.toBe("");
@@ -110,6 +112,10 @@ describeWithRedis("the standalone server with Redis storage", () => {
     expect(await server.exited).toBe(0);
     req.destroy();
     expect(await keys()).toBe("");
+    // Its record stays, and says it failed.
+    const records = (await scan()).find((key) => key.endsWith(":history:records")) as string;
+    const [record] = (await redisCli(redis.port, "HVALS", records)).trim().split("\n");
+    expect(JSON.parse(record as string)).toMatchObject({ state: "failed", channel: "stream", format: "ndjson" });
   });
 
   it("works with a Redis Cluster", async () => {

@@ -66,3 +66,13 @@ export function expectedFor(expected: unknown, requestId: string | null, actual?
     shown = { ...shown, importId: answered };
   return shown;
 }
+
+/**
+ * `text` with each import id (28 hex digits) replaced by the one `shown` has in its place, so
+ * that a document may show ids of its own: the n-th id of the text takes the n-th of `shown`.
+ */
+export function withShownImportIds(text: string, shown: string): string {
+  const ids = shown.match(/\b[0-9a-f]{28}\b/g) ?? [];
+  let n = 0;
+  return text.replace(/\b[0-9a-f]{28}\b/g, (id) => ids[n++] ?? id);
+}
