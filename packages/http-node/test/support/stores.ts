@@ -17,6 +17,8 @@ import { afterAll, beforeAll, beforeEach, describe } from "vitest";
 export interface Backend {
   /** A store of its own, in a namespace of its own; `stop` closes it if its user has not. */
   fresh(): CatalogStore;
+  /** Two stores over one namespace of their own, as two servers of a deployment open them. */
+  twins(): [CatalogStore, CatalogStore];
   stop(): Promise<void>;
 }
 
@@ -33,11 +35,17 @@ let blocks = 0;
 function backend(open: (namespace: string) => CatalogStore, cleanUp?: () => Promise<void>): Backend {
   const opened: CatalogStore[] = [];
   const block = ++blocks;
+  let namespaces = 0;
+  const openIn = (namespace: string) => {
+    const store = open(namespace);
+    opened.push(store);
+    return store;
+  };
   return {
-    fresh() {
-      const store = open(`${FILE_TAG}_${block}_${opened.length + 1}`);
-      opened.push(store);
-      return store;
+    fresh: () => openIn(`${FILE_TAG}_${block}_${++namespaces}`),
+    twins() {
+      const namespace = `${FILE_TAG}_${block}_${++namespaces}`;
+      return [openIn(namespace), openIn(namespace)];
     },
     async stop() {
       await Promise.allSettled(opened.map((store) => store.close()));
@@ -46,9 +54,19 @@ function backend(open: (namespace: string) => CatalogStore, cleanUp?: () => Prom
   };
 }
 
+// A memory store lives in its process: the servers of one "deployment" share the store itself.
+function memoryBackend(): Backend {
+  const byNamespace = new Map<string, CatalogStore>();
+  return backend((namespace) => {
+    const store = byNamespace.get(namespace) ?? createMemoryStore();
+    byNamespace.set(namespace, store);
+    return store;
+  });
+}
+
 export const MEMORY: StoreKind = {
   name: "memory",
-  start: async () => backend(() => createMemoryStore()),
+  start: async () => memoryBackend(),
 };
 
 const ALL_STORES: readonly StoreKind[] = [
@@ -103,6 +121,8 @@ export interface StoreUnderTest {
   readonly name: string;
   /** A store of its own; only within a test or a hook, once the backend has started. */
   fresh(): CatalogStore;
+  /** Two stores over one namespace of their own (memory: one store twice), as two servers open them. */
+  twins(): [CatalogStore, CatalogStore];
 }
 
 // Stands in for the stores of a backend that did not start, so that a block's own hooks still
@@ -164,6 +184,11 @@ export function describeEachStore(
           if (failed) return unstarted(failed);
           if (running === undefined) throw new Error(`${kind.name} has not started yet`);
           return running.fresh();
+        },
+        twins() {
+          if (failed) return [unstarted(failed), unstarted(failed)];
+          if (running === undefined) throw new Error(`${kind.name} has not started yet`);
+          return running.twins();
         },
       });
     });

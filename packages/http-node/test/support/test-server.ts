@@ -1,5 +1,11 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
-import { type Catalog, type CatalogStore, createCatalog, type Site } from "@catalog-kit/catalog-core";
+import {
+  type Catalog,
+  type CatalogStore,
+  createCatalog,
+  type HistoryOptions,
+  type Site,
+} from "@catalog-kit/catalog-core";
 import { type AccessLogEntry, createCatalogHandler, type HandlerOptions, startServer } from "../../src/index.ts";
 
 export const SITE_A: Site = { siteId: "shop-a", siteType: "shopify" };
@@ -62,14 +68,17 @@ export interface RequestOptions {
 export interface TestServerOptions extends Partial<HandlerOptions> {
   readonly store?: CatalogStore;
   readonly maxProducts?: number;
+  /** The catalog's import history options (default: the catalog's defaults). */
+  readonly history?: HistoryOptions;
 }
 
 /** A real listening server on a free port, over a memory catalog with SITES configured. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const { store = createMemoryStore(), maxProducts, ...handlerOptions } = options;
+  const { store = createMemoryStore(), maxProducts, history, ...handlerOptions } = options;
   const catalog = createCatalog({
     store,
     sites: SITES,
+    ...(history === undefined ? {} : { history }),
     ...(handlerOptions.registry === undefined ? {} : { directory: handlerOptions.registry }),
     ...(maxProducts === undefined ? {} : { limits: { maxProductsPerRequest: maxProducts } }),
   });
