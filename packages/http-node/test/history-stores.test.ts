@@ -7,7 +7,15 @@ import type { CatalogStore, ImportRecord } from "@catalog-kit/catalog-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { problemOf } from "./support/problem.ts";
 import { describeEachStore } from "./support/stores.ts";
-import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
+import {
+  product,
+  SITE_A,
+  SITE_A_OTHER_TYPE,
+  SITE_B,
+  startTestServer,
+  type TestServer,
+  TOKENS,
+} from "./support/test-server.ts";
 
 const BASE = "/external/product/v1";
 const QUERY = `siteId=${SITE_A.siteId}&siteType=${SITE_A.siteType}`;
@@ -256,6 +264,13 @@ describeEachStore("the import history over HTTP", (stores) => {
     afterAll(() => server?.close());
 
     it("with keep 3, five imports leave the newest three; the others are 404 and their reports gone", async () => {
+      // Older imports of other sites (one of the same siteId): retention is per site.
+      const others = [];
+      for (const site of [SITE_B, SITE_A_OTHER_TYPE]) {
+        const query = `siteId=${site.siteId}&siteType=${site.siteType}`;
+        const response = await server.request("POST", `${BASE}/bulk?${query}`, { ...admin, json: { products: [] } });
+        others.push({ query, id: await importIdOf(response) });
+      }
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
         // Each refused, so that each has a report to trim with its record.
@@ -278,6 +293,10 @@ describeEachStore("the import history over HTTP", (stores) => {
         const report = await server.request("GET", `${BASE}/imports/${id}/problems?${QUERY}`, admin);
         expect(report.headers.get("x-problem-count")).toBe("1");
         expect((await report.text()).trimEnd().split("\n")).toHaveLength(1);
+      }
+      for (const { query, id } of others) {
+        const response = await server.request("GET", `${BASE}/imports/${id}?${query}`, admin);
+        expect(response.status, query).toBe(200);
       }
     });
   });
