@@ -5,6 +5,7 @@
 import { request as httpRequest } from "node:http";
 import type { CatalogStore, ImportRecord } from "@catalog-kit/catalog-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BASE, CHANNELS, EXPECTED, OUTCOMES, QUERY } from "./support/history-cases.ts";
 import { problemOf } from "./support/problem.ts";
 import { describeEachStore } from "./support/stores.ts";
 import {
@@ -17,99 +18,8 @@ import {
   TOKENS,
 } from "./support/test-server.ts";
 
-const BASE = "/external/product/v1";
-const QUERY = `siteId=${SITE_A.siteId}&siteType=${SITE_A.siteType}`;
 const admin = { token: TOKENS.admin };
 const ID = /^[0-9a-f]{28}$/;
-const CSV_HEADER = "id,sku,title,available,featured_image,url,price";
-
-type Item = Record<string, unknown>;
-interface Sent {
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
-const csvOf = (item: Item) =>
-  `${CSV_HEADER}\n${[item.id, item.sku, item.title, item.available, item.featured_image, item.url, item.price].join(",")}\n`;
-const jsonBody = (body: object) => ({
-  "content-type": "application/json",
-  body: JSON.stringify({ ...SITE_A, ...body }),
-});
-
-// The five channels: how each sends one product, with `extra` query parameters; and what its record says it was.
-const CHANNELS: readonly [
-  string,
-  ImportRecord["channel"],
-  ImportRecord["format"],
-  (item: Item, extra: string) => Sent,
-][] = [
-  [
-    "a JSON list",
-    "body",
-    "products",
-    (item, extra) => {
-      const { body, ...headers } = jsonBody({ products: [item] });
-      return { path: `${BASE}/bulk?${extra}`, headers, body };
-    },
-  ],
-  [
-    "a csvContent",
-    "body",
-    "csv",
-    (item, extra) => {
-      const { body, ...headers } = jsonBody({ csvContent: csvOf(item) });
-      return { path: `${BASE}/bulk/csv?${extra}`, headers, body };
-    },
-  ],
-  [
-    "one product",
-    "body",
-    "product",
-    (item, extra) => {
-      const { body, ...headers } = jsonBody({ product: item });
-      return { path: `${BASE}?${extra}`, headers, body };
-    },
-  ],
-  [
-    "a raw CSV",
-    "stream",
-    "csv",
-    (item, extra) => ({
-      path: `${BASE}/bulk/csv?${QUERY}&${extra}`,
-      headers: { "content-type": "text/csv" },
-      body: csvOf(item),
-    }),
-  ],
-  [
-    "a raw NDJSON",
-    "stream",
-    "ndjson",
-    (item, extra) => ({
-      path: `${BASE}/bulk?${QUERY}&${extra}`,
-      headers: { "content-type": "application/x-ndjson" },
-      body: `${JSON.stringify(item)}\n`,
-    }),
-  ],
-];
-
-const OUTCOMES = ["succeeded", "failed validation", "dry run", "replayed"] as const;
-type Outcome = (typeof OUTCOMES)[number];
-const CREATED_ONE = { total: 1, created: 1, updated: 0, unchanged: 0 };
-
-// What the record of each outcome holds, beyond its channel and format.
-const EXPECTED: Record<Outcome, Partial<ImportRecord> & Record<string, unknown>> = {
-  succeeded: { state: "succeeded", mode: "upsert", dryRun: false, counts: CREATED_ONE, problemCount: 0, problems: [] },
-  "failed validation": {
-    state: "failed",
-    mode: "upsert",
-    dryRun: false,
-    error: { code: "VALIDATION_FAILED", message: expect.any(String) },
-    problemCount: 1,
-  },
-  "dry run": { state: "succeeded", mode: "upsert", dryRun: true, counts: CREATED_ONE, problemCount: 0 },
-  replayed: { state: "succeeded", mode: "upsert", dryRun: false, counts: CREATED_ONE, replayed: true, problemCount: 0 },
-};
 
 // The import id an answer carries, from its summary or from its problem body.
 async function importIdOf(response: Response): Promise<string> {
