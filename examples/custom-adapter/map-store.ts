@@ -199,7 +199,8 @@ export function createMapStore(): CatalogStore {
       if (save.trim === undefined) return;
       const newestFirst = [...history.keys()].sort().reverse();
       for (const [rank, old] of newestFirst.entries()) {
-        if (rank >= save.trim.keep || old < save.trim.before) history.delete(old);
+        // The record just saved stays: a long import ends after later ones began.
+        if (old !== id && (rank >= save.trim.keep || old < save.trim.before)) history.delete(old);
       }
     },
 

@@ -186,7 +186,7 @@ export function createMemoryStore(): CatalogStore {
       if (save.trim === undefined) return;
       const { keep, before } = save.trim;
       const ids = [...history.keys()].sort().reverse();
-      for (const [rank, old] of ids.entries()) if (rank >= keep || old < before) history.delete(old);
+      for (const [rank, old] of ids.entries()) if (old !== id && (rank >= keep || old < before)) history.delete(old);
     },
 
     async readImport(site, id) {

@@ -1,8 +1,8 @@
 // The import history in PostgreSQL: a row per record, keyed by the site's names and the record's
 // id (bytes order, so the primary key walks a site newest first). A save is one statement, so one
 // transaction: the deliveries it carries, the record, and the trim, all or none. Its statements
-// see one snapshot, so the trim is judged on the site's ids with the saved one among them, and the
-// saved record is written only when it stays: no row is both written and deleted.
+// see one snapshot, so the trim is judged on the site's ids with the saved one among them; the
+// saved record always stays (a long import ends after later ones), so no row is both written and deleted.
 import type { HistoryEntry, ImportSave, Site } from "@catalog-kit/catalog-core";
 import type { Tables } from "./schema.ts";
 import type { Statement } from "./tenants.ts";
@@ -27,12 +27,12 @@ const saveSql = (t: Tables) => `
   ), saved AS (
     INSERT INTO ${t.history} AS h (site_type, site_id, id, value, problems)
     SELECT $1, $2, $3, $4, $5
-    WHERE $9::int IS NULL OR ($9::int >= 1 AND $3::text COLLATE "C" >= (SELECT least FROM kept))
     ON CONFLICT (site_type, site_id, id) DO UPDATE
       SET value = excluded.value, problems = coalesce(excluded.problems, h.problems)
   )
   DELETE FROM ${t.history}
-  WHERE site_type = $1 AND site_id = $2 AND $9::int IS NOT NULL AND ($9::int < 1 OR id < (SELECT least FROM kept))`;
+  WHERE site_type = $1 AND site_id = $2 AND id <> $3 AND $9::int IS NOT NULL
+    AND ($9::int < 1 OR id < (SELECT least FROM kept))`;
 
 const readSql = (t: Tables, column: "value" | "problems") =>
   `SELECT ${column} AS text FROM ${t.history} WHERE site_type = $1 AND site_id = $2 AND id = $3`;

@@ -19,10 +19,10 @@ export const LIST_NEWEST = "SELECT id, value FROM import_history WHERE site = ? 
 export const LIST_BEFORE = "SELECT id, value FROM import_history WHERE site = ? AND id < ? ORDER BY id DESC LIMIT ?";
 /** The `keep`-th greatest id of a site (`?2` is `keep - 1`): trim deletes every id below it. */
 export const KEPT_LAST = "SELECT id FROM import_history WHERE site = ? ORDER BY id DESC LIMIT 1 OFFSET ?";
-/** Trim: a site's records below an id. */
-export const TRIM_RECORDS = "DELETE FROM import_history WHERE site = ? AND id < ?";
-/** Trim: a site's reports below an id. */
-export const TRIM_PROBLEMS = "DELETE FROM import_problems WHERE site = ? AND id < ?";
+/** Trim: a site's records below an id, but the one saved. */
+export const TRIM_RECORDS = "DELETE FROM import_history WHERE site = ? AND id < ? AND id <> ?";
+/** Trim: a site's reports below an id, but the one saved. */
+export const TRIM_PROBLEMS = "DELETE FROM import_problems WHERE site = ? AND id < ? AND id <> ?";
 /** `claimDeliveries`: the due deliveries no live lease holds, earliest first. */
 export const DUE = `SELECT id, due_at AS dueAt, value FROM deliveries
   WHERE due_at <= ?1 AND leased_until <= ?1 ORDER BY due_at LIMIT ?2`;
@@ -46,18 +46,15 @@ export interface NextDelivery {
   readonly value: string;
 }
 
-// Retention: every record of the site below `floor` goes, with its report; two ranges of the
-// primary keys. `keep` below 1 keeps none.
-function trim(connection: Connection, site: string, { keep, before }: NonNullable<ImportSave["trim"]>): void {
-  if (keep < 1) {
-    connection.statement("DELETE FROM import_history WHERE site = ?").run(site);
-    connection.statement("DELETE FROM import_problems WHERE site = ?").run(site);
-    return;
-  }
-  const kept = connection.statement(KEPT_LAST).get(site, keep - 1) as { id: string } | undefined;
-  const floor = kept !== undefined && kept.id > before ? kept.id : before;
-  connection.statement(TRIM_RECORDS).run(site, floor);
-  connection.statement(TRIM_PROBLEMS).run(site, floor);
+// Retention: every record of the site below `floor` goes, with its report, but the one just
+// saved (`saved`); two ranges of the primary keys. `keep` below 1 keeps only that one.
+function trim(connection: Connection, site: string, saved: string, { keep, before }: NonNullable<ImportSave["trim"]>) {
+  const kept =
+    keep < 1 ? undefined : (connection.statement(KEPT_LAST).get(site, keep - 1) as { id: string } | undefined);
+  // With `keep` below 1 every id is below the floor: one past the greatest an id may be.
+  const floor = keep < 1 ? "\u{10FFFF}" : kept !== undefined && kept.id > before ? kept.id : before;
+  connection.statement(TRIM_RECORDS).run(site, floor, saved);
+  connection.statement(TRIM_PROBLEMS).run(site, floor, saved);
 }
 
 /**
@@ -69,7 +66,7 @@ export function saveImport(connection: Connection, site: string, entry: HistoryE
     for (const { id, dueAt, value } of save.deliveries ?? []) connection.statement(ENQUEUE).run(id, dueAt, value);
     connection.statement(SAVE_RECORD).run(site, entry.id, entry.value);
     if (save.problems !== undefined) connection.statement(SAVE_PROBLEMS).run(site, entry.id, save.problems);
-    if (save.trim !== undefined) trim(connection, site, save.trim);
+    if (save.trim !== undefined) trim(connection, site, entry.id, save.trim);
   });
 }
 

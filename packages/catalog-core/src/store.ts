@@ -209,7 +209,9 @@ export interface ImportSave {
   readonly deliveries?: readonly Delivery[];
   /**
    * Retention: once the record is written, only the site's `keep` records of greatest id stay,
-   * and none whose id is below `before`; a record goes with its problem report.
+   * and none whose id is below `before`, but for the record just saved, which always stays (an
+   * import that ran long, started before others that ended, keeps its record); a record goes
+   * with its problem report.
    */
   readonly trim?: { readonly keep: number; readonly before: string };
 }

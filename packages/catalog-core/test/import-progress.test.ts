@@ -234,6 +234,20 @@ describe("retention", () => {
     expect(await store.readImportProblems(site, ids[9] as string)).toBeUndefined();
   });
 
+  test("an import that ran long keeps its record when `keep` later ones ended before it", async () => {
+    const store = createMemoryStore();
+    const catalog = open(store, { history: { keep: 3 } });
+    const { body, release } = gated();
+    const long = catalog.importStream(site, body, { format: "ndjson" });
+    release(line(0));
+    for (let i = 1; i <= 4; i++) await catalog.importProduct(site, product(`q${i}`, `t${i}`));
+    release(null);
+    const { importId } = await long;
+    // Its answer's id is there to read, beside the newest three of those that began later.
+    await expect(catalog.getImport(site, importId as string)).resolves.toMatchObject({ state: "succeeded" });
+    expect(await store.listImports(site, undefined, 10)).toHaveLength(4);
+  });
+
   test("records older than maxAgeMs are trimmed by the next save, and never listed", async () => {
     const store = createMemoryStore();
     const catalog = open(store, { history: { maxAgeMs: 50 } });

@@ -16,7 +16,7 @@ export const HISTORY_SAVE = script({
   lua: `
 --[[ history-save: ARGV[1] the id  ARGV[2] the value  ARGV[3] "set" to write ARGV[4] as the
   report, "" to leave the report as it is  ARGV[5] how many records to keep ("" for no trim)
-  ARGV[6] the least id kept. Returns {"ok"}. The same call run twice leaves what one run left
+  ARGV[6] the least id kept; the record saved stays, whatever the trim. Returns {"ok"}. The same call run twice leaves what one run left
   (a caller retries a save whose reply was lost). Ids are all scored 0, so ZRANGEBYLEX orders
   them by their bytes, which is the contract's order. ]]
 local id = ARGV[1]
@@ -24,7 +24,9 @@ redis.call('ZADD', K.historyIds, 0, id)
 redis.call('HSET', K.historyRecords, id, ARGV[2])
 if ARGV[3] == 'set' then redis.call('HSET', K.historyProblems, id, ARGV[4]) end
 if ARGV[5] == '' then return {'ok'} end
-local function drop(ids)
+local function drop(found)
+  local ids = {}
+  for _, each in ipairs(found) do if each ~= id then ids[#ids + 1] = each end end
   if #ids == 0 then return end
   bulk('ZREM', K.historyIds, ids)
   bulk('HDEL', K.historyRecords, ids)

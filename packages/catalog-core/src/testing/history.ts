@@ -82,9 +82,12 @@ export function testHistory(store: () => CatalogStore, numRuns: number): void {
     expect(await store().readImportProblems(site, idOf(4))).toBe("p4");
     await store().saveImport(site, entryOf(8), { trim: { keep: 1_000, before: idOf(6) } });
     expect(await ids(site)).toEqual([8, 7, 6].map((n) => idOf(n)));
-    // The record saved may go itself, when it is below `before`.
+    // The record saved stays, below `before` or past `keep`: a long import ends after later ones.
     await store().saveImport(site, entryOf(2), { trim: { keep: 1_000, before: idOf(6) } });
-    expect(await ids(site)).toEqual([8, 7, 6].map((n) => idOf(n)));
+    expect(await ids(site)).toEqual([8, 7, 6, 2].map((n) => idOf(n)));
+    await store().saveImport(site, entryOf(2, "ended"), { trim: { keep: 2, before: idOf(0) } });
+    expect(await ids(site)).toEqual([8, 7, 2].map((n) => idOf(n)));
+    expect(await store().readImport(site, idOf(2))).toBe("ended");
     const other = uniqueSite();
     await store().saveImport(other, entryOf(1), { trim: { keep: 1, before: idOf(0) } });
     expect(await ids(site)).toHaveLength(3);
@@ -110,7 +113,9 @@ export function testHistory(store: () => CatalogStore, numRuns: number): void {
           await store().saveImport(site, entry, { trim: { keep: c.keep, before: idOf(c.below) } });
           model.set(entry.id, entry.value);
           const kept = [...model.keys()].sort().reverse();
-          for (const [rank, id] of kept.entries()) if (rank >= c.keep || id < idOf(c.below)) model.delete(id);
+          for (const [rank, id] of kept.entries()) {
+            if (id !== entry.id && (rank >= c.keep || id < idOf(c.below))) model.delete(id);
+          }
         }
         const expected = [...model].sort(([a], [b]) => (a < b ? 1 : -1)).map(([id, value]) => ({ id, value }));
         const walked: HistoryEntry[] = [];
