@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createSqliteStore, SCHEMA_VERSION } from "@catalog-kit/adapter-sqlite";
 import { afterAll, expect, test } from "vitest";
 import { loadSqlite } from "../src/driver.ts";
+import { openConnection } from "../src/open.ts";
 import { product } from "./support/fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-"));
@@ -36,10 +37,15 @@ const pageSizeOf = (path: string): unknown => {
   return row;
 };
 
-test("a new file has pages of 16 KiB; a file made with another page size keeps it, and its products", async () => {
+test("a new file, and the staging, have pages of 16 KiB; a file made with another page size keeps it, and its products", async () => {
   const fresh = join(dir, "pages-new.db");
   await createSqliteStore({ path: fresh }).close();
   expect(pageSizeOf(fresh)).toEqual({ page_size: 16_384 });
+  // The staging's too, on any file: temporary tables are the connection's own.
+  const connection = openConnection(join(dir, "pages-temp.db"), 1000);
+  connection.db.exec("CREATE TABLE temp.staged (x)");
+  expect(connection.db.prepare("PRAGMA temp.page_size").get()).toEqual({ page_size: 16_384 });
+  connection.close();
 
   const path = join(dir, "pages-4k.db");
   const { DatabaseSync } = loadSqlite();
