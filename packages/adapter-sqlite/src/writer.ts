@@ -30,6 +30,25 @@ try {
 
 const imports = new Map<number, WriterImport>();
 
+/** SQLite's default: the log is checkpointed by the commit that takes it past this many pages. */
+const AUTOCHECKPOINT_PAGES = 1000;
+/** A commit of at least this many staged products is checkpointed after it is answered, not within. */
+const LARGE_COMMIT = 1000;
+let checkpointDue = false;
+
+// The checkpoint a large commit left for after its answer: the next request waits for it, as it
+// would have waited for the commit. A checkpoint that cannot finish (a reader holds the log) is
+// left to the next commit's, as SQLite's own.
+function checkpoint(): void {
+  if (!checkpointDue) return;
+  checkpointDue = false;
+  try {
+    if (connection !== undefined && !connection.isClosed) connection.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  } catch {
+    // As a failed automatic checkpoint: the log stays, and the next one copies it.
+  }
+}
+
 function staged(number: number): WriterImport {
   const found = imports.get(number);
   if (found === undefined) throw new Error("the import was already ended");
@@ -63,7 +82,17 @@ function run(db: Connection, request: WriterRequest): unknown {
     case "commit": {
       const committing = staged(request.import);
       imports.delete(request.import);
-      return committing.commit(request.key);
+      if (committing.staged < LARGE_COMMIT) return committing.commit(request.key);
+      // SQLite checkpoints the log at the COMMIT that takes it past its threshold: all of a large
+      // import's pages written once more into the file, and fsynced, before the commit could be
+      // answered. Left for after the answer instead (the file is as durable either way).
+      db.db.exec("PRAGMA wal_autocheckpoint = 0");
+      try {
+        return committing.commit(request.key);
+      } finally {
+        db.db.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        checkpointDue = true;
+      }
     }
     case "abort":
       imports.get(request.import)?.abort();
@@ -134,6 +163,7 @@ port.on("message", ({ id, request }: WriterMessage) => {
     reply = { id, ok: false, failure: failure(error, request) };
   }
   port.postMessage(reply);
+  checkpoint();
   // Once closed, nothing more comes: the thread ends, and the store's close resolves with it.
   if (request.op === "close") port.close();
 });

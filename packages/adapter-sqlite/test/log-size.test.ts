@@ -25,3 +25,21 @@ test("after a commit that wrote more than 64 MiB of log, the next writes cut the
     await store.close();
   }
 }, 120_000);
+
+// A commit of 1,000 products or more is checkpointed after its answer, not within its COMMIT:
+// with no later write to run it, the writer thread still copies the import into the file.
+test("a large commit is copied from the log into the file after its answer, with no later write", async () => {
+  const path = join(dir, "checkpoint.db");
+  const store = createSqliteStore({ path });
+  try {
+    const before = statSync(path).size;
+    await importInChunks(store, uniqueSite(), numbered(0, 20_000, "checkpointed"), { chunk: 2000 });
+    const deadline = Date.now() + 10_000;
+    while (statSync(path).size < before + 2 * 1024 * 1024 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(statSync(path).size).toBeGreaterThanOrEqual(before + 2 * 1024 * 1024);
+  } finally {
+    await store.close();
+  }
+}, 60_000);

@@ -26,16 +26,16 @@ function plans(): Record<string, string[]> {
   const { DatabaseSync } = loadSqlite();
   const connection = new Connection(new DatabaseSync(":memory:"));
   migrate(connection);
-  const [table, order] = ["temp.staged_1", "temp.staged_order_1"];
+  const table = "temp.staged_1";
   connection.db.exec(stagingSql(table));
-  connection.db.exec(orderSql(table, order));
+  connection.db.exec(orderSql(table));
   const statements = {
     "find by id": MATCH.id,
     "find by sku": MATCH.sku,
     "find by id, then sku": MATCH.either,
     "list from the first": LIST_FIRST,
     "list after an id": LIST_AFTER,
-    "the commit's query": querySql(table, order),
+    "the commit's query": querySql(table),
   };
   const found = Object.fromEntries(
     Object.entries(statements).map(([name, sql]) => [

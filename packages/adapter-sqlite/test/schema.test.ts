@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createSqliteStore, SCHEMA_VERSION } from "@catalog-kit/adapter-sqlite";
 import { afterAll, expect, test } from "vitest";
 import { loadSqlite } from "../src/driver.ts";
+import { openConnection } from "../src/open.ts";
 import { product } from "./support/fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-"));
@@ -26,6 +27,42 @@ test("a new file gets the schema version; reopened, it is used as it is", async 
   const again = createSqliteStore({ path });
   await again.ping();
   await again.close();
+});
+
+const pageSizeOf = (path: string): unknown => {
+  const { DatabaseSync } = loadSqlite();
+  const db = new DatabaseSync(path);
+  const row = db.prepare("PRAGMA page_size").get();
+  db.close();
+  return row;
+};
+
+test("a new file, and the staging, have pages of 16 KiB; a file made with another page size keeps it, and its products", async () => {
+  const fresh = join(dir, "pages-new.db");
+  await createSqliteStore({ path: fresh }).close();
+  expect(pageSizeOf(fresh)).toEqual({ page_size: 16_384 });
+  // The staging's too, on any file: temporary tables are the connection's own.
+  const connection = openConnection(join(dir, "pages-temp.db"), 1000);
+  connection.db.exec("CREATE TABLE temp.staged (x)");
+  expect(connection.db.prepare("PRAGMA temp.page_size").get()).toEqual({ page_size: 16_384 });
+  connection.close();
+
+  const path = join(dir, "pages-4k.db");
+  const { DatabaseSync } = loadSqlite();
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA page_size = 4096; CREATE TABLE earlier (x)");
+  db.close();
+  const site = { siteType: "t", siteId: "s" };
+  const store = createSqliteStore({ path });
+  try {
+    const staged = await store.beginImport(site, { dryRun: false });
+    await staged.add([product("a", "sa", "one")], [0]);
+    expect(await staged.commit()).toMatchObject({ applied: true });
+    expect(await store.find(site, "a")).toEqual(product("a", "sa", "one"));
+  } finally {
+    await store.close();
+  }
+  expect(pageSizeOf(path)).toEqual({ page_size: 4096 });
 });
 
 test("a file of a later schema version is refused, naming both versions", () => {

@@ -6,7 +6,8 @@ import type { CommitResult, ImportCounts, SkuConflict } from "./store.ts";
 
 /**
  * A staged id as `judgeStagedRows` reads it: the last product the import gave with the id,
- * joined with what the site holds at the moment of the commit.
+ * joined with what the site holds at the moment of the commit. Its bodies are only compared with
+ * one another: a store may hand placeholders equal exactly where the bodies are.
  */
 export interface StagedRow {
   readonly id: string;
