@@ -16,6 +16,7 @@ import type { AccessToken } from "./access-token.ts";
 import type { Grant } from "./auth.ts";
 import type { RequestContext } from "./context.ts";
 import { HttpError } from "./problem.ts";
+import { policyLine, RateLimitFields } from "./rate-limit-fields.ts";
 
 /** The window of `requestsPerMinute` and `importBytesPerMinute`: a minute, aligned to the clock. */
 export const RATE_WINDOW_SECONDS = 60;
@@ -42,6 +43,8 @@ interface Plan {
   readonly bytes: WindowCount | undefined;
   /** The `RateLimit-Policy` field, and the headers of an answer that has no `RateLimit` field. */
   readonly policy: string;
+  /** The policy's header line, when it can be written as it is (`RateLimitFields`). */
+  readonly policyLine: string | undefined;
   readonly policyOnly: Readonly<Record<string, string>>;
 }
 
@@ -124,6 +127,7 @@ export function createRateLimiter(
       requests: requestsPerMinute === undefined ? undefined : meter.window(owner, "requests", WINDOW_MS),
       bytes: importBytesPerMinute === undefined ? undefined : meter.window(owner, "import-bytes", WINDOW_MS),
       policy,
+      policyLine: policyLine(policy),
       policyOnly: { "ratelimit-policy": policy },
     };
     plans.set(grant, plan);
@@ -154,7 +158,11 @@ export function createRateLimiter(
       const item = `"imports";r=${Math.max(0, imports)}`;
       field = field === "" ? item : `${field}, ${item}`;
     }
-    return field === "" ? plan.policyOnly : { "ratelimit-policy": plan.policy, ratelimit: field };
+    if (field === "") return plan.policyOnly;
+    const line = plan.policyLine;
+    return line === undefined
+      ? { "ratelimit-policy": plan.policy, ratelimit: field }
+      : new RateLimitFields(plan.policy, line, field);
   }
 
   const secondsLeft = (count: WindowCount, now: number) => Math.max(1, Math.ceil((count.endOf(now) - now) / 1_000));
