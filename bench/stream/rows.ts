@@ -57,7 +57,7 @@ export const SHORT: Readonly<Record<CaseName, string>> = {
   "google-rss": "Google RSS",
   gzip: "NDJSON gzip",
   "bad-row": "NDJSON with bad last line",
-  history: "NDJSON history on",
+  history: "NDJSON history",
 };
 
 /** A case's short name: what was sent, the body's budget, into which storage. */
