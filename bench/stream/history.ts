@@ -1,6 +1,6 @@
 // What the import history costs a streamed import: the NDJSON body through the standalone server
-// with its history on (the default: a record written as the import starts, its progress at most
-// once a second, its end) against the same server with `"history": false`, in alternating rounds
+// with its history on (the default: the import's record and progress written at most once a
+// second while it runs, then its end) against the same server with `"history": false`, in alternating rounds
 // (on, off, on, off...) on fresh servers and stores, so that the machine's drift falls on both
 // alike. The row's figure is the median of the on rounds, its ratio the median of the per-round
 // ratios; the note gives every round and the spread.
