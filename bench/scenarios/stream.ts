@@ -13,6 +13,8 @@
 // Into PostgreSQL the NDJSON only, against its floor (a bare COPY of the same rows into the same
 // server) and against the Redis adapter's NDJSON case of the same run.
 // Into SQLite the NDJSON only, against the PostgreSQL adapter's NDJSON case of the same run.
+// On memory and SQLite, the NDJSON with the import history on against `"history": false`, in
+// alternating rounds.
 // The cases, rows and files live in ../stream/; this is the run's outline.
 import { emit, guarded, type NamedBaseline, progress } from "../report.ts";
 import { available, STORAGES, type Storage, startRig, unavailableNote } from "../rig.ts";
@@ -27,6 +29,7 @@ import {
   withHeap,
 } from "../stream/cases.ts";
 import { cliCase } from "../stream/files.ts";
+import { historyPart } from "../stream/history.ts";
 import { isPlatform, PLATFORM_FILES, platformCase, platformRows } from "../stream/platform.ts";
 import { postgresPart } from "../stream/postgres.ts";
 import { describe, LABEL, nameOf, streamRows } from "../stream/rows.ts";
@@ -55,7 +58,7 @@ const CASES_OF: Readonly<Record<Storage, readonly CaseName[]>> = {
   sqlite: ["ndjson"],
 };
 
-/** `--only memory|redis|postgres|sqlite` and `--only ndjson|key|csv|shopify|google-rss|gzip|bad-row|cli` (repeatable) narrow the run. */
+/** `--only memory|redis|postgres|sqlite` and `--only ndjson|key|csv|shopify|google-rss|gzip|bad-row|cli|history` (repeatable) narrow the run. */
 function wanted(storage: Storage, name?: CaseName): boolean {
   if (only === undefined) return true;
   const storages = only.filter((o): o is Storage => (STORAGES as readonly string[]).includes(o));
@@ -169,3 +172,4 @@ for (const storage of ["memory", "redis"] as const) {
 
 const postgresNdjson = wanted("postgres", "ndjson") ? await postgresPart(redisNdjson) : undefined;
 if (wanted("sqlite", "ndjson")) await sqlitePart(postgresNdjson);
+for (const storage of ["memory", "sqlite"] as const) if (wanted(storage, "history")) await historyPart(storage);

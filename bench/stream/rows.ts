@@ -43,6 +43,8 @@ export const LABEL: Readonly<Record<CaseName, string>> = {
   "google-rss": "Google Merchant Center RSS feed import (profile=google, 3 items a product)",
   gzip: "gzipped NDJSON import (Content-Encoding: gzip, level 1)",
   "bad-row": "NDJSON import with an invalid last line",
+  history:
+    "NDJSON import with the import history on (the default: its record and progress saved at most once a second)",
 };
 
 /** How the rows' short names give each case. */
@@ -55,6 +57,7 @@ export const SHORT: Readonly<Record<CaseName, string>> = {
   "google-rss": "Google RSS",
   gzip: "NDJSON gzip",
   "bad-row": "NDJSON with bad last line",
+  history: "NDJSON history",
 };
 
 /** A case's short name: what was sent, the body's budget, into which storage. */

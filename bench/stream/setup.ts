@@ -19,12 +19,23 @@ export const TOKEN = "bench-stream-token";
 export const API = "/external/product/v1";
 
 /** The cases of the scenario, as `--only` names them. */
-export type CaseName = "ndjson" | "key" | "csv" | "shopify" | "google-rss" | "gzip" | "bad-row" | "cli";
+export type CaseName = "ndjson" | "key" | "csv" | "shopify" | "google-rss" | "gzip" | "bad-row" | "cli" | "history";
 /** Every case, in the order `--only` accepts them. */
-export const CASES: readonly CaseName[] = ["ndjson", "key", "csv", "shopify", "google-rss", "gzip", "bad-row", "cli"];
+export const CASES: readonly CaseName[] = [
+  "ndjson",
+  "key",
+  "csv",
+  "shopify",
+  "google-rss",
+  "gzip",
+  "bad-row",
+  "cli",
+  "history",
+];
 
-// Every case writes into a site of its own, all listed in the configuration.
-const SITES: readonly Site[] = Array.from({ length: 24 }, (_, i) => ({ siteType: "bench", siteId: `s${i + 1}` }));
+// Every case writes into a site of its own, all listed in the configuration (the history's rounds
+// take one each).
+const SITES: readonly Site[] = Array.from({ length: 48 }, (_, i) => ({ siteType: "bench", siteId: `s${i + 1}` }));
 let nextSite = 0;
 
 /** A site no case has written into yet. */

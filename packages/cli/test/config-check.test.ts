@@ -45,6 +45,7 @@ describe("catalog-kit config check", () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({
       tokens: [{ token: "<redacted>" }],
       limits: { maxStreamBytes: 1_073_741_824 },
+      history: { keep: 1_000, maxAgeMs: 2_592_000_000, maxReportProblems: 10_000 },
     });
     const bad = join(dir, "bad.json");
     await writeFile(
@@ -54,6 +55,24 @@ describe("catalog-kit config check", () => {
     const refused = await runCli(["config", "check", bad]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("maxBodyBytez");
+  });
+
+  it("prints the history as configured, false included, and refuses no history beside webhooks", async () => {
+    const file = join(dir, "history.json");
+    const config = { sites: [SITE], tokens: [{ token: "t", sites: "*" }], storage: { adapter: "memory" } };
+    await writeFile(file, JSON.stringify({ ...config, history: { keep: 50 } }));
+    const kept = await runCli(["config", "check", file]);
+    expect(kept.code).toBe(0);
+    expect(JSON.parse(kept.stdout).history).toEqual({ keep: 50, maxAgeMs: 2_592_000_000, maxReportProblems: 10_000 });
+    await writeFile(file, JSON.stringify({ ...config, history: false }));
+    const off = await runCli(["config", "check", file]);
+    expect(off.code).toBe(0);
+    expect(JSON.parse(off.stdout).history).toBe(false);
+    const webhooks = [{ url: "https://erp.example/hooks", secrets: [WEBHOOK_SECRET], sites: "*" }];
+    await writeFile(file, JSON.stringify({ ...config, history: false, webhooks }));
+    const refused = await runCli(["config", "check", file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('history: Must not be false while "webhooks" are configured');
   });
 
   it("redacts a PostgreSQL password, in the URL's user part or as its parameter, and prints the defaults", async () => {

@@ -27,6 +27,7 @@ import {
 } from "@catalog-kit/http-node";
 import * as v from "valibot";
 import { ConfigError, issueLine, valibotMessage } from "./config-error.ts";
+import { HISTORY_CONFIG_ENTRIES, historyIssues } from "./history-config.ts";
 import { jsonErrorOffset, placeOf } from "./json-position.ts";
 import { BUNDLED_ADAPTERS, type CheckedStorage, checkStorage, type StorageConfig } from "./storage/load.ts";
 import { WEBHOOK_CONFIG_ENTRIES, webhookIssues } from "./webhooks/webhook-config.ts";
@@ -132,6 +133,8 @@ export const ConfigSchema = v.strictObject({
     ),
     true,
   ),
+  // What each site's import history keeps, or `false` for none.
+  ...HISTORY_CONFIG_ENTRIES,
   // Signed webhooks at each import's end: the endpoints, their targets, the delivery's timing.
   ...WEBHOOK_CONFIG_ENTRIES,
 });
@@ -195,7 +198,7 @@ function parse(input: unknown): Parsed {
   const storage = writtenStorage(input);
   const result = v.safeParse(ConfigSchema, input);
   if (!result.success) return { issues: result.issues.map(describe), storage };
-  const issues = [...checkReferences(result.output), ...webhookIssues(result.output)];
+  const issues = [...checkReferences(result.output), ...webhookIssues(result.output), ...historyIssues(result.output)];
   if (issues.length > 0 || storage === undefined) return { issues, storage };
   const { limits } = result.output;
   const bodyBytesInFlight = limits.bodyBytesInFlight ?? DEFAULT_BODY_BUDGET_FACTOR * limits.maxBodyBytes;

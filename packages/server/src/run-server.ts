@@ -25,6 +25,7 @@ import { ConfigError, loadConfig, type ServerConfig } from "./config.ts";
 import { demoBanner, demoConfig } from "./demo.ts";
 import { readEnvironment } from "./environment.ts";
 import { createErrorLog, type ErrorLog } from "./error-log.ts";
+import { historyOptions } from "./history-config.ts";
 import { createMetrics, type ServerMetrics } from "./metrics.ts";
 import { metricsListener } from "./metrics-listener.ts";
 import { openStore } from "./open-store.ts";
@@ -131,7 +132,8 @@ async function serve(): Promise<void> {
     throw error;
   });
   // Each import's end enqueues its webhooks' deliveries with its final record, in one store call.
-  const history = { deliveries: (record: ImportRecord) => webhookDeliveries(config.webhooks, record) };
+  // None at all with `"history": false`, which the configuration refuses beside webhooks.
+  const history = historyOptions(config.history, (record: ImportRecord) => webhookDeliveries(config.webhooks, record));
   const catalog = createCatalog({ store, sites, directory: registry, limits: config.limits, idempotency, history });
   // Batched: one write per interval instead of one system call per request. Whatever is still
   // queued is written on the way out, so a clean shutdown loses no line.

@@ -55,6 +55,7 @@ describe("parseConfig", () => {
       notFoundStatus: 400,
       accessLog: true,
       metrics: true,
+      history: { keep: 1_000, maxAgeMs: 2_592_000_000, maxReportProblems: 10_000 },
       webhooks: [],
       webhookTargets: { allowPrivate: false },
       webhookDelivery: WEBHOOK_DELIVERY_DEFAULTS,

@@ -6,6 +6,7 @@ import type { PoolStats } from "@catalog-kit/adapter-postgres";
 import type { HandlerStats } from "@catalog-kit/http-node";
 import { expect, it } from "vitest";
 import { ConfigSchema } from "../src/config.ts";
+import { HistorySchema } from "../src/history-config.ts";
 import { createMetrics } from "../src/metrics.ts";
 import * as memory from "../src/storage/memory.ts";
 import * as postgres from "../src/storage/postgres.ts";
@@ -33,6 +34,7 @@ it("the configuration file's table lists every key of the schema, and no other",
     ...Object.keys(ConfigSchema.entries.webhooks.wrapped.item.entries).map((key) => `webhooks[].${key}`),
     ...Object.keys(ConfigSchema.entries.webhookTargets.wrapped.entries).map((key) => `webhookTargets.${key}`),
     ...Object.keys(ConfigSchema.entries.webhookDelivery.wrapped.entries).map((key) => `webhookDelivery.${key}`),
+    ...Object.keys(HistorySchema.entries).map((key) => `history.${key}`),
     "tokens[].defaultSite",
     "tokens[].name",
     "tokens[].scopes",
