@@ -2,7 +2,6 @@
 // as it ended and listed newest first; a slow upload's progress read from a second server over
 // another connection to the same store; retention by count, the trimmed records and reports
 // gone; and the report of a refused 100,000-row CSV, capped at 10,000 problems with the total.
-import { request as httpRequest } from "node:http";
 import type { CatalogStore, ImportRecord } from "@catalog-kit/catalog-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE, CHANNELS, EXPECTED, OUTCOMES, QUERY } from "./support/history-cases.ts";
@@ -17,6 +16,7 @@ import {
   type TestServer,
   TOKENS,
 } from "./support/test-server.ts";
+import { SLOW_UPLOAD, upload } from "./support/upload.ts";
 
 const admin = { token: TOKENS.admin };
 const ID = /^[0-9a-f]{28}$/;
@@ -107,27 +107,7 @@ describeEachStore("the import history over HTTP", (stores) => {
     });
 
     it("a slow NDJSON upload to one server shows its progress on the other, then its end", async () => {
-      const url = new URL(one.url);
-      const req = httpRequest({
-        host: url.hostname,
-        port: url.port,
-        method: "POST",
-        path: `${BASE}/bulk?${QUERY}`,
-        headers: {
-          "content-type": "application/x-ndjson",
-          "x-service-access-token": TOKENS.admin,
-          "x-request-id": "slow-upload",
-          "transfer-encoding": "chunked",
-        },
-      });
-      const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        req.on("response", (res) => {
-          let body = "";
-          res.on("data", (chunk) => (body += chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        req.on("error", reject);
-      });
+      const { req, answer } = upload(`${one.url}${BASE}/bulk?${QUERY}`, SLOW_UPLOAD);
       const line = (i: number) => `${JSON.stringify(product(`slow-${i}`))}\n`;
       // The running import, as the other server finds it: by its state, and by the request id sent.
       const running = async () => {
@@ -148,9 +128,9 @@ describeEachStore("the import history over HTTP", (stores) => {
           .toMatchObject({ state: "receiving", requestId: "slow-upload", productsRead: read, bytesReceived: bytes });
       }
       req.end();
-      const { status, body } = await answered;
-      expect(status, body).toBe(200);
-      const importId = JSON.parse(body).importId as string;
+      const { status, body } = await answer;
+      expect(status, JSON.stringify(body)).toBe(200);
+      const importId = body.importId as string;
       expect(await recordOf(two, importId)).toMatchObject({
         state: "succeeded",
         channel: "stream",

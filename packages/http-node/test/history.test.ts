@@ -2,7 +2,6 @@
 // record names the request and the token; the list's filters and pages; the problem report in
 // NDJSON and CSV with its total; a running upload's progress from another server over the same
 // store; and the product whose id is "imports", still reachable.
-import { request as httpRequest } from "node:http";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import type { ImportRecord } from "@catalog-kit/catalog-core";
 import { fc, test } from "@fast-check/vitest";
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { answerChecker, type Document } from "./support/openapi-check.ts";
 import { problemOf } from "./support/problem.ts";
 import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
+import { SLOW_UPLOAD, upload } from "./support/upload.ts";
 
 const BASE = "/external/product/v1";
 const QUERY = `siteId=${SITE_A.siteId}&siteType=${SITE_A.siteType}`;
@@ -123,27 +123,7 @@ describe("import history over HTTP", () => {
   });
 
   test("a slow raw upload's progress is read from another server while it runs", async () => {
-    const url = new URL(server.url);
-    const req = httpRequest({
-      host: url.hostname,
-      port: url.port,
-      method: "POST",
-      path: `${BASE}/bulk?${QUERY}`,
-      headers: {
-        "content-type": "application/x-ndjson",
-        "x-service-access-token": TOKENS.admin,
-        "x-request-id": "slow-upload",
-        "transfer-encoding": "chunked",
-      },
-    });
-    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      req.on("response", (res) => {
-        let body = "";
-        res.on("data", (chunk) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on("error", reject);
-    });
+    const { req, answer } = upload(`${server.url}${BASE}/bulk?${QUERY}`, SLOW_UPLOAD);
     const line = (i: number) => `${JSON.stringify(product(`slow-${i}`))}\n`;
     req.write(line(0));
     const progress = async () => {
@@ -156,9 +136,9 @@ describe("import history over HTTP", () => {
     req.write(line(1));
     await expect.poll(progress, { timeout: 3_000, interval: 100 }).toMatchObject({ productsRead: 2 });
     req.end();
-    const { status, body } = await answered;
+    const { status, body } = await answer;
     expect(status).toBe(200);
-    const { importId } = JSON.parse(body) as { importId: string };
+    const importId = body.importId as string;
     expect(await record(importId)).toMatchObject({ state: "succeeded", channel: "stream", format: "ndjson" });
   });
 

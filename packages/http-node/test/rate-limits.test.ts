@@ -2,7 +2,6 @@
 // to an authenticated request (draft-ietf-httpapi-ratelimit-headers-11), 429 RATE_LIMITED with
 // Retry-After and the quota named, a token's own limits over the default, import bytes, imports
 // per site, and nothing at all without limits.
-import { request as httpRequest } from "node:http";
 import { createUsageMeter, type RateLimits } from "@catalog-kit/catalog-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AccessToken, createCatalogHandler, type HandlerOptions } from "../src/index.ts";
@@ -16,6 +15,7 @@ import {
   type TestServer,
   TOKENS,
 } from "./support/test-server.ts";
+import { upload as uploadTo } from "./support/upload.ts";
 
 const BULK = "/external/product/v1/bulk";
 const CSV = "/external/product/v1/bulk/csv";
@@ -149,27 +149,8 @@ describe("429 RATE_LIMITED", () => {
 });
 
 // A request whose body the test writes piece by piece; `answer` resolves with the status, headers and body.
-function upload(path: string, headers: Record<string, string>, token: string = TOKENS.admin) {
-  const req = httpRequest(new URL(server.url + path), {
-    method: "POST",
-    headers: { "x-service-access-token": token, ...headers },
-  });
-  const answer = new Promise<{ status: number; headers: Record<string, unknown>; body: Record<string, unknown> }>(
-    (resolve, reject) => {
-      req.on("response", (res) => {
-        let text = "";
-        res.on("data", (chunk) => {
-          text += chunk;
-        });
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : {} }),
-        );
-      });
-      req.on("error", reject);
-    },
-  );
-  return { req, answer };
-}
+const upload = (path: string, headers: Record<string, string>, token?: string) =>
+  uploadTo(server.url + path, headers, token);
 
 describe("import bytes a minute", () => {
   it("takes a declared length whole before reading, refusing what does not fit and what never could", async () => {

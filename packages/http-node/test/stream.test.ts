@@ -1,6 +1,5 @@
 // Raw import bodies over HTTP: text/csv and NDJSON streamed into the catalog, gzip, limits, and
 // the promise that nothing is visible before the whole body has arrived and been committed.
-import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
 import type { CatalogStore } from "@catalog-kit/catalog-core";
@@ -8,6 +7,7 @@ import fc from "fast-check";
 import { afterEach, expect, it } from "vitest";
 import { describeEachStore } from "./support/stores.ts";
 import { product, SITE_A, SITE_B, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
+import { upload as uploadTo } from "./support/upload.ts";
 
 const BULK = "/external/product/v1/bulk";
 const CSV = "/external/product/v1/bulk/csv";
@@ -28,25 +28,9 @@ async function exists(id: string, site = SITE_A): Promise<boolean> {
   return response.status === 200;
 }
 
-// A request whose body the test writes piece by piece; `answer` resolves with the status and body.
-function upload(path: string, headers: Record<string, string>) {
-  const url = new URL(server.url + path);
-  const req = httpRequest(url, {
-    method: "POST",
-    headers: { "x-service-access-token": TOKENS.admin, "transfer-encoding": "chunked", ...headers },
-  });
-  const answer = new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
-    req.on("response", (res) => {
-      let text = "";
-      res.on("data", (chunk) => {
-        text += chunk;
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
-    });
-    req.on("error", reject);
-  });
-  return { req, answer };
-}
+// A request whose body the test writes piece by piece, chunked.
+const upload = (path: string, headers: Record<string, string>) =>
+  uploadTo(server.url + path, { "transfer-encoding": "chunked", ...headers });
 
 // 200 MB of newlines in about 200 KB: compressed once, for every store.
 let gzipBomb: Buffer | undefined;
