@@ -3,6 +3,7 @@ import { ConfigError, parseConfig } from "../src/config.ts";
 import { catalogSites, siteCurrencies } from "../src/sites.ts";
 import { checkStorage } from "../src/storage/load.ts";
 import { WEBHOOK_DELIVERY_DEFAULTS } from "../src/webhooks/webhook-config.ts";
+import { configIssues } from "./support/config-issues.ts";
 
 // The example of the API contract, verbatim.
 const contractExample = {
@@ -15,15 +16,7 @@ const contractExample = {
   limits: { maxBodyBytes: 52428800, maxProductsPerRequest: 100000 },
 };
 
-function issuesOf(input: unknown): readonly string[] {
-  try {
-    parseConfig(input);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).issues;
-  }
-  throw new Error("expected a ConfigError");
-}
+const issuesOf = configIssues;
 
 // A storage as loadConfig gives it: parsed, then its options validated by its adapter's module.
 async function storageOf(storage: unknown): Promise<unknown> {

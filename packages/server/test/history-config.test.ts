@@ -7,22 +7,15 @@ import { HISTORY_DEFAULTS } from "@catalog-kit/catalog-core";
 import { type CliProcess, startCli, stopCli } from "@catalog-kit/test-support/http";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../src/config.ts";
+import { parseConfig } from "../src/config.ts";
 import { HISTORY_MAX } from "../src/history-config.ts";
+import { configIssues } from "./support/config-issues.ts";
 import { SECRETS } from "./support/webhook-target.ts";
 
 const SITE = { siteId: "shop-1", siteType: "shopify" };
 const base = { sites: [SITE], tokens: [{ token: "t", sites: "*" }], storage: { adapter: "memory" } };
 
-function issuesOf(input: object): readonly string[] {
-  try {
-    parseConfig({ ...base, ...input });
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).issues;
-  }
-  throw new Error("expected a ConfigError");
-}
+const issuesOf = (input: object) => configIssues({ ...base, ...input });
 
 describe("the history's configuration", () => {
   it("defaults to the core's retention and report cap, each key alone, and takes false", () => {

@@ -1,8 +1,9 @@
 // The webhooks' configuration: defaults, located errors, and targets on a literal non-public
 // address refused at start-up unless webhookTargets.allowPrivate.
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../src/config.ts";
+import { parseConfig } from "../src/config.ts";
 import { WEBHOOK_DELIVERY_DEFAULTS } from "../src/webhooks/webhook-config.ts";
+import { configIssues } from "./support/config-issues.ts";
 import { SECRETS } from "./support/webhook-target.ts";
 
 const base = {
@@ -12,15 +13,7 @@ const base = {
 };
 const hook = { url: "https://erp.example/hooks/catalog", secrets: [SECRETS[0]], sites: "*" };
 
-function issuesOf(input: object): readonly string[] {
-  try {
-    parseConfig({ ...base, ...input });
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).issues;
-  }
-  throw new Error("expected a ConfigError");
-}
+const issuesOf = (input: object) => configIssues({ ...base, ...input });
 
 describe("the webhooks' configuration", () => {
   it("takes the issue's example, and fills in the events, the targets' rule and the delivery's timing", () => {
