@@ -17,7 +17,7 @@ import type {
   StreamImportOptions,
 } from "./catalog-options.ts";
 import { CSV_HEADER, csvRecord } from "./csv-write.ts";
-import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { decodeCursor, encodeCursor, pageLimit } from "./cursor.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
 import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
 import { FEED_HEADER, feedLine } from "./feed-write.ts";
@@ -268,9 +268,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
 
     async listProducts(site, { limit = LIST_LIMIT.default, cursor } = {}) {
       requireSite(site);
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > LIST_LIMIT.max) {
-        throw invalidOption("limit", `Must be an integer from 1 to ${LIST_LIMIT.max}`);
-      }
+      pageLimit(limit, LIST_LIMIT.max);
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       const products = await store.list(site, after, limit);
       const last = products.length === limit ? products[limit - 1] : undefined;

@@ -10,6 +10,13 @@ import { invalidOption } from "./errors.ts";
 export const CURSOR_PATTERN =
   /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{4}|[A-Za-z0-9_-][AQgw]|[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048])$/;
 
+/** `limit` when it is a whole number from 1 to `max`; else `VALIDATION_FAILED` naming `limit`. */
+export function pageLimit(limit: number, max: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > max)
+    throw invalidOption("limit", `Must be an integer from 1 to ${max}`);
+  return limit;
+}
+
 /** A cursor names the last id of its page; base64url keeps it opaque and safe in a query string. */
 export function encodeCursor(id: string): string {
   return Buffer.from(id, "utf8").toString("base64url");

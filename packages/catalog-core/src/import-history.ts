@@ -2,6 +2,7 @@
 // imports, and records read back from the store (one whose server stopped answered as failed),
 // a page at a time or one by one, with their problem reports.
 import { randomBytes } from "node:crypto";
+import { pageLimit } from "./cursor.ts";
 import { CatalogError, invalidOption, type Problem } from "./errors.ts";
 import { IMPORT_STATES, type ImportRecord, type ImportState } from "./import-record.ts";
 import type { Site } from "./site.ts";
@@ -162,8 +163,7 @@ export function historyReader(store: CatalogStore, policy: HistoryPolicy | undef
     get,
     async list(site: Site, options: ImportListOptions = {}): Promise<ImportPage> {
       const { limit = IMPORT_LIST_LIMIT.default, cursor } = options;
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > IMPORT_LIST_LIMIT.max)
-        throw invalidOption("limit", `Must be an integer from 1 to ${IMPORT_LIST_LIMIT.max}`);
+      pageLimit(limit, IMPORT_LIST_LIMIT.max);
       if (cursor !== undefined && (typeof cursor !== "string" || !ID.test(cursor)))
         throw invalidOption("cursor", "Must be the nextCursor of a page before (letters and digits)");
       const keeps = listFilter(options);
@@ -173,15 +173,15 @@ export function historyReader(store: CatalogStore, policy: HistoryPolicy | undef
       const imports: ImportRecord[] = [];
       let before = cursor;
       for (;;) {
-        const want = Math.max(limit - imports.length, SCAN);
-        const batch = await store.listImports(site, before, Math.min(want, IMPORT_LIST_LIMIT.max));
+        const size = Math.min(Math.max(limit - imports.length, SCAN), IMPORT_LIST_LIMIT.max);
+        const batch = await store.listImports(site, before, size);
         for (const { id, value } of batch) {
           if (id < oldest) return { imports, nextCursor: undefined };
           const record = readRecord(value, now);
           if (keeps(record)) imports.push(record);
           if (imports.length === limit) return { imports, nextCursor: id };
         }
-        if (batch.length < Math.min(want, IMPORT_LIST_LIMIT.max)) return { imports, nextCursor: undefined };
+        if (batch.length < size) return { imports, nextCursor: undefined };
         before = batch[batch.length - 1]?.id;
       }
     },

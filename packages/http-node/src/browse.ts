@@ -5,7 +5,7 @@ import type { ServerResponse } from "node:http";
 import { setImmediate } from "node:timers/promises";
 import { type ExportFormat, LIST_LIMIT, type Site, toProductView } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
-import { invalidQuery } from "./request-target.ts";
+import { invalidQuery, parseLimit } from "./request-target.ts";
 import { requestSite } from "./site-access.ts";
 import { answerHeaders, sendJson } from "./success.ts";
 
@@ -15,15 +15,6 @@ const CONTENT_TYPE: Readonly<Record<ExportFormat, string>> = {
   google: "text/tab-separated-values; charset=utf-8",
   meta: "text/tab-separated-values; charset=utf-8",
 };
-
-// The `limit` query parameter: absent, or an integer the catalog then checks (`LIST_LIMIT`).
-function parseLimit(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d{1,7}$/.test(value)) {
-    throw invalidQuery("limit", `Query parameter limit must be an integer from 1 to ${LIST_LIMIT.max}`);
-  }
-  return Number(value);
-}
 
 // Answers a page: `{ products: [retrieval shape...], nextCursor: string | null }`.
 async function sendPage(
@@ -110,7 +101,7 @@ export async function serveList(ctx: RequestContext): Promise<void> {
     const { format, currency } = exportOf(ctx, site);
     return sendExport(ctx, site, format, currency);
   }
-  const pageSize = parseLimit(limit);
+  const pageSize = parseLimit(limit, LIST_LIMIT.max);
   const options = {
     ...(pageSize === undefined ? {} : { limit: pageSize }),
     ...(cursor === undefined ? {} : { cursor }),

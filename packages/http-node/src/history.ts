@@ -8,7 +8,7 @@ import {
   type Problem,
 } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
-import { invalidQuery } from "./request-target.ts";
+import { parseLimit } from "./request-target.ts";
 import { requestSite } from "./site-access.ts";
 import { answerHeaders, sendJson } from "./success.ts";
 
@@ -42,12 +42,10 @@ function importIdOf(ctx: RequestContext): string {
 
 // The list's options from the query, as given: the catalog checks each and names a bad one.
 function listOptions(params: Readonly<Record<string, string>>): ImportListOptions {
-  const { limit, cursor, state, idempotencyKey, requestId } = params;
-  if (limit !== undefined && !/^\d{1,7}$/.test(limit)) {
-    throw invalidQuery("limit", `Query parameter limit must be an integer from 1 to ${IMPORT_LIST_LIMIT.max}`);
-  }
+  const { cursor, state, idempotencyKey, requestId } = params;
+  const limit = parseLimit(params.limit, IMPORT_LIST_LIMIT.max);
   return {
-    ...(limit === undefined ? {} : { limit: Number(limit) }),
+    ...(limit === undefined ? {} : { limit }),
     ...(cursor === undefined ? {} : { cursor }),
     ...(state === undefined ? {} : { state: state as ImportState }),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),

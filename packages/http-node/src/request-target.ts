@@ -80,6 +80,14 @@ export function invalidQuery(parameter: string, message: string): CatalogError {
   return invalid([{ parameter, message }], message);
 }
 
+/** Reads a page's `limit` query parameter: absent, or an integer the catalog then checks against `max`. */
+export function parseLimit(value: string | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,7}$/.test(value))
+    throw invalidQuery("limit", `Query parameter limit must be an integer from 1 to ${max}`);
+  return Number(value);
+}
+
 /** Reads a `true`/`false` query flag (absent is false). */
 export function parseFlag(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "false") return false;
