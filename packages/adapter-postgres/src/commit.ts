@@ -5,6 +5,7 @@
 import {
   type CommitResult,
   combineConflicts,
+  judgeNewSite,
   type KeyToRecord,
   type Site,
   type SkuConflict,
@@ -140,10 +141,9 @@ export async function allCreated(
   plan: CommitPlan,
   created: number,
 ): Promise<CommitResult> {
-  const counts = { created, updated: 0, unchanged: 0 };
-  const answer = plan.replace ? { ...counts, deleted: 0 } : counts;
-  if (plan.key) await recordKey(client, t, siteNo, plan.key, answer);
-  return { applied: true, counts: answer };
+  const judged = judgeNewSite(created, plan.replace);
+  if (plan.key) await recordKey(client, t, siteNo, plan.key, judged.counts);
+  return judged;
 }
 
 /**

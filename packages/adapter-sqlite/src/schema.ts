@@ -3,7 +3,7 @@
 import type { Connection } from "./connection.ts";
 
 /** The schema version this package writes and reads (the file's `PRAGMA user_version`). */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 // One entry per version, applied in order in one transaction. Never edit one that has shipped:
 // add the next.
@@ -56,6 +56,26 @@ const MIGRATIONS: readonly string[] = [
      leased_until INTEGER NOT NULL
    );
    CREATE INDEX deliveries_due ON deliveries (due_at, leased_until);`,
+  // 4. Products under a site's number: `sites` names the number of each site that has one, and
+  // an import into a site without one writes its products as they arrive under a number of its
+  // own, registered in `new_sites` (with the last time its import was heard of, for the sweep of
+  // an import whose process died), that no reader knows until its commit inserts the site's row.
+  // `site_numbers` hands out numbers, never one twice. The products are copied under their
+  // sites' numbers, in the order of the new key.
+  `CREATE TABLE sites (site TEXT PRIMARY KEY, number INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
+   CREATE TABLE new_sites (number INTEGER PRIMARY KEY, heard INTEGER NOT NULL);
+   CREATE TABLE site_numbers (last INTEGER NOT NULL);
+   INSERT INTO sites (site, number) SELECT site, row_number() OVER (ORDER BY site) FROM products GROUP BY site;
+   INSERT INTO site_numbers (last) SELECT count(*) FROM sites;
+   CREATE TABLE products_by_number (
+     site INTEGER NOT NULL, id TEXT NOT NULL, sku TEXT NOT NULL, body TEXT NOT NULL,
+     PRIMARY KEY (site, id)
+   ) WITHOUT ROWID;
+   INSERT INTO products_by_number (site, id, sku, body)
+     SELECT s.number, p.id, p.sku, p.body FROM sites s JOIN products p ON p.site = s.site ORDER BY s.number, p.id;
+   DROP TABLE products;
+   ALTER TABLE products_by_number RENAME TO products;
+   CREATE INDEX products_sku ON products (site, sku);`,
 ];
 
 const versionOf = (connection: Connection): number =>

@@ -13,11 +13,14 @@ import {
   judgeStagedRows,
   type KeyToRecord,
   type Product,
+  type RowJudgement,
   type StagedRow,
   type WriteOptions,
 } from "@catalog-kit/catalog-core";
 import type { Connection } from "./connection.ts";
 import { keyRefusal, recordKey } from "./keys.ts";
+import { type NewSite, openNewSite } from "./new-site.ts";
+import { numberSite, siteNumber } from "./sites.ts";
 
 /** An import on the writer thread: each method one synchronous run on its connection. */
 export interface WriterImport {
@@ -25,6 +28,8 @@ export interface WriterImport {
   readonly number: number;
   /** The products `add` was given so far. */
   readonly staged: number;
+  /** The number it writes its products under while its site has none (new-site.ts). */
+  readonly newSite: number | undefined;
   /** Stages a chunk; `bases`, when the add gave bases, are their bodies as `find` read them. */
   add(products: readonly Product[], positions: readonly number[], bases: readonly (string | null)[] | undefined): void;
   /** Judges and applies the staging (`StagedImport.commit`); the staging is dropped either way. */
@@ -105,7 +110,10 @@ export const orderSql = (table: string): string =>
 // row is read (`b`) only where there is something to compare it with: into an empty site, never.
 const STORED = `iif(stored.body IS NULL, NULL, iif(stored.body = b.body, '${SAME}', 'S'))`;
 
-/** Each staged id joined with what the site holds under its id and its sku, and whether the staging names that holder. */
+/**
+ * Each staged id joined with what the site (parameter 1: its number, or NULL when it has none)
+ * holds under its id and its sku, and whether the staging names that holder.
+ */
 export const querySql = (table: string): string => `
   SELECT s.id, s.sku, s.first, s.last, s.based,
     iif(s.based = 0, NULL, (SELECT iif(b.base IS stored.body, ${STORED}, 'X') FROM ${table} b WHERE b.id = s.id)) AS base,
@@ -116,7 +124,7 @@ export const querySql = (table: string): string => `
   LEFT JOIN main.products holder ON holder.site = ?1 AND holder.sku = s.sku
   ORDER BY s.sku, s.first`;
 
-/** Each staged id in id order (the order of the products' key), written only where its body differs from the stored one. */
+/** Each staged id in id order (the order of the products' key), written under the site's number only where its body differs from the stored one. */
 export const upsertSql = (table: string): string => `
   INSERT INTO main.products (site, id, sku, body) SELECT ?1, id, sku, body FROM ${table} WHERE true
   ON CONFLICT (site, id) DO UPDATE SET sku = excluded.sku, body = excluded.body
@@ -136,13 +144,21 @@ export function beginStagedImport(
   const { db } = connection;
   db.exec(stagingSql(table));
   const insert = db.prepare(stageSql(table));
+  // Written as it comes, under a number of its own, while the site has none (new-site.ts).
+  let newSite = dryRun ? undefined : openNewSite(connection, site, number);
   let ended = false;
   let staged = 0;
+
+  function toStaging(): void {
+    newSite?.moveTo(table);
+    newSite = undefined;
+  }
 
   // Never throws: a commit is answered by its transaction, whatever becomes of its staging.
   function end(): void {
     if (ended) return;
     ended = true;
+    newSite?.end();
     try {
       if (!connection.isClosed) db.exec(`DROP TABLE IF EXISTS ${table}`);
     } catch {
@@ -157,16 +173,34 @@ export function beginStagedImport(
     const now = Date.now();
     const refused = key && keyRefusal(connection, site, key, now);
     if (refused !== undefined) return refused;
+    const siteNo = siteNumber(connection, site) ?? null;
     const count = () =>
-      (connection.statement("SELECT count(*) AS n FROM products WHERE site = ?").get(site) as { n: number }).n;
-    const judged = judgeStagedRows(stagedRows(prepareQuery(db, querySql(table)).iterate(site)), replace, count);
+      (connection.statement("SELECT count(*) AS n FROM products WHERE site = ?").get(siteNo) as { n: number }).n;
+    const judged = judgeStagedRows(stagedRows(prepareQuery(db, querySql(table)).iterate(siteNo)), replace, count);
     if (!judged.applied || dryRun) return judged;
     // In either order: the judgement has read the site's count, and the sku index, not unique,
     // refuses no intermediate state.
-    if (replace) db.prepare(deleteUnstagedSql(table)).run(site);
-    db.prepare(upsertSql(table)).run(site);
+    if (replace && siteNo !== null) db.prepare(deleteUnstagedSql(table)).run(siteNo);
+    db.prepare(upsertSql(table)).run(siteNo ?? numberSite(connection, site));
     if (key) recordKey(connection, site, key, judged.counts, now);
     return judged;
+  }
+
+  // The commit of an import written under its own number: the key's refusal, else the site's
+  // number given, else undefined with everything moved into the staging.
+  function publish(into: NewSite, key: KeyToRecord | undefined): RowJudgement | undefined {
+    return connection.transaction(() => {
+      const now = Date.now();
+      const refused = key && keyRefusal(connection, site, key, now);
+      if (refused !== undefined) return refused;
+      const judged = into.publish(site, replace);
+      if (judged === undefined) {
+        toStaging();
+        return undefined;
+      }
+      if (key && judged.applied) recordKey(connection, site, key, judged.counts, now);
+      return judged;
+    });
   }
 
   return {
@@ -174,11 +208,18 @@ export function beginStagedImport(
     get staged() {
       return staged;
     },
+    get newSite() {
+      return newSite?.number;
+    },
 
     add(products, positions, bases) {
       live();
-      // One transaction per chunk: a statement of its own each would be a transaction each.
       staged += products.length;
+      if (newSite !== undefined) {
+        if (bases === undefined && newSite.write(products, positions)) return;
+        connection.transaction(toStaging);
+      }
+      // One transaction per chunk: a statement of its own each would be a transaction each.
       connection.transaction(() => {
         for (let i = 0; i < products.length; i++) {
           const product = products[i];
@@ -192,6 +233,8 @@ export function beginStagedImport(
     commit(key) {
       live();
       try {
+        const published = newSite && publish(newSite, key);
+        if (published !== undefined) return published;
         db.exec(orderSql(table));
         return connection.transaction(() => judgeAndApply(key), dryRun ? "deferred" : "immediate");
       } finally {

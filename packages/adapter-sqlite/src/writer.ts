@@ -9,8 +9,10 @@ import { closedError, unavailable } from "./errors.ts";
 import { claimDeliveries, saveImport, settleDelivery } from "./history.ts";
 import { claimKey, releaseClaim } from "./keys.ts";
 import { MATCH } from "./lookup-sql.ts";
+import { hearNewSites, sweepNewSites } from "./new-site.ts";
 import { openConnection } from "./open.ts";
 import type { WriterFailure, WriterMessage, WriterOptions, WriterReply, WriterRequest } from "./protocol.ts";
+import { SITE_NUMBER } from "./sites.ts";
 import { beginStagedImport, type WriterImport } from "./staged-import.ts";
 import { countUsage, writeTenant } from "./tenants.ts";
 
@@ -49,6 +51,39 @@ function checkpoint(): void {
   }
 }
 
+// The new sites of running imports are marked heard of, and abandoned ones swept a batch at a
+// time, each batch its own transaction with requests answered between: at start, after an import
+// ends, and every minute.
+const SWEEP_EVERY_MS = 60_000;
+let sweeping = false;
+function sweep(): void {
+  if (sweeping) return;
+  sweeping = true;
+  const next = (): void => {
+    let more = false;
+    try {
+      if (connection !== undefined && !connection.isClosed) more = sweepNewSites(connection);
+    } catch {
+      // Busy with another process's write, or closed: the next sweep tries again.
+    }
+    if (more) setImmediate(next);
+    else sweeping = false;
+  };
+  setImmediate(next);
+}
+const heartbeat = setInterval(() => {
+  try {
+    if (connection === undefined || connection.isClosed) return;
+    const running = [...imports.values()].flatMap((running) => running.newSite ?? []);
+    if (running.length > 0) hearNewSites(connection, running);
+  } catch {
+    // Heard of at its next write, or swept if never again.
+  }
+  sweep();
+}, SWEEP_EVERY_MS);
+heartbeat.unref();
+sweep();
+
 function staged(number: number): WriterImport {
   const found = imports.get(number);
   if (found === undefined) throw new Error("the import was already ended");
@@ -64,7 +99,7 @@ function remove(db: Connection, request: Extract<WriterRequest, { op: "remove" }
       | undefined;
     if (row === undefined) return undefined;
     if (request.expected === undefined || request.expected === row.body) {
-      db.statement("DELETE FROM products WHERE site = ? AND id = ?").run(request.site, row.id);
+      db.statement(`DELETE FROM products WHERE site = ${SITE_NUMBER} AND id = ?2`).run(request.site, row.id);
     }
     return row.body;
   });
@@ -82,6 +117,7 @@ function run(db: Connection, request: WriterRequest): unknown {
     case "commit": {
       const committing = staged(request.import);
       imports.delete(request.import);
+      sweep();
       if (committing.staged < LARGE_COMMIT) return committing.commit(request.key);
       // SQLite checkpoints the log at the COMMIT that takes it past its threshold: all of a large
       // import's pages written once more into the file, and fsynced, before the commit could be
@@ -97,6 +133,7 @@ function run(db: Connection, request: WriterRequest): unknown {
     case "abort":
       imports.get(request.import)?.abort();
       imports.delete(request.import);
+      sweep();
       return undefined;
     case "remove":
       return remove(db, request);
@@ -154,6 +191,7 @@ port.on("message", ({ id, request }: WriterMessage) => {
     if (request.op === "close") {
       // Temporary tables go with the connection; a second close finds it closed, and is answered.
       imports.clear();
+      clearInterval(heartbeat);
       connection?.close();
       reply = { id, ok: true, value: undefined };
     } else if (connection === undefined) throw openFailure;

@@ -18,11 +18,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const FIRST = 1_000;
 const SECOND = 200_000;
 
-// Kills a child at the moment `when` names, and reads what the file then holds.
-async function killed(when: "staging" | "committing" | "committed", delayMs = 0) {
-  const path = join(dir, `${when}-${delayMs}.db`);
+// Kills a child at the moment `when` names, and reads what the file then holds; with `first` 0,
+// the second import is into a site with no number, written under a number of its own as it comes.
+async function killed(when: "staging" | "committing" | "committed", delayMs = 0, first = FIRST) {
+  const path = join(dir, `${when}-${delayMs}-${first}.db`);
   const site = uniqueSite();
-  const child = startChild({ kind: "crash", path, site, first: FIRST, second: SECOND });
+  const child = startChild({ kind: "crash", path, site, first, second: SECOND });
   await child.line((line) => line === "ready");
   child.go();
   await child.line((line) => line.startsWith("acknowledged "));
@@ -64,3 +65,46 @@ test("killed during its commit: the import is there whole or not at all", async 
 test("killed right after its commit was answered: the import is there whole", async () => {
   expect(await killed("committed")).toEqual(WHOLE);
 }, 30_000);
+
+// What a new site's import left in the file, read without a store.
+function leftUnpublished(path: string): { newSites: number; products: number } {
+  const { DatabaseSync } = loadSqlite();
+  const db = new DatabaseSync(path);
+  try {
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    return {
+      newSites: count("SELECT count(*) AS n FROM new_sites"),
+      products: count("SELECT count(*) AS n FROM products WHERE site NOT IN (SELECT number FROM sites)"),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+test("killed while writing into a new site: the site holds nothing, and its written products are swept once abandoned", async () => {
+  expect(await killed("staging", 0, 0)).toEqual({ count: 0, tags: [] });
+  const path = join(dir, "staging-0-0.db");
+  const left = leftUnpublished(path);
+  expect(left.newSites).toBe(1);
+  expect(left.products).toBeGreaterThanOrEqual(5 * 5000);
+  // Ten minutes later, as far as the file knows: the next store on it sweeps them.
+  const { DatabaseSync } = loadSqlite();
+  const db = new DatabaseSync(path);
+  db.exec("UPDATE new_sites SET heard = heard - 600001");
+  db.close();
+  const store = createSqliteStore({ path });
+  try {
+    // The writer thread sweeps when it starts, which its first write does.
+    await store.countUsage([{ key: "start", amount: 1 }], 60_000);
+    await expect.poll(() => leftUnpublished(path), { timeout: 20_000 }).toEqual({ newSites: 0, products: 0 });
+  } finally {
+    await store.close();
+  }
+}, 60_000);
+
+test("killed during a commit into a new site: the import is there whole or not at all", async () => {
+  for (const delayMs of [1, 300]) {
+    expect([{ count: 0, tags: [] }, WHOLE]).toContainEqual(await killed("committing", delayMs, 0));
+  }
+  expect(await killed("committed", 0, 0)).toEqual(WHOLE);
+}, 60_000);

@@ -76,15 +76,25 @@ test("a file of a later schema version is refused, naming both versions", () => 
   );
 });
 
+// Version 3's products, keyed by the site's key, rebuilt from version 4's, keyed by its number.
+const PRODUCTS_BY_SITE_KEY = `
+  CREATE TABLE by_key (
+    site TEXT NOT NULL, id TEXT NOT NULL, sku TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (site, id)
+  ) WITHOUT ROWID;
+  INSERT INTO by_key SELECT s.site, p.id, p.sku, p.body FROM products p JOIN sites s ON s.number = p.site;
+  DROP TABLE products; ALTER TABLE by_key RENAME TO products; CREATE INDEX products_sku ON products (site, sku);`;
+
 // Makes the file at `path` what version `version` left: the tables of later versions dropped.
-function downgrade(path: string, version: 1 | 2): void {
+function downgrade(path: string, version: 1 | 2 | 3): void {
   const later = {
     2: ["tenants", "tenants_version", "usage_counters"],
     3: ["import_history", "import_problems", "deliveries"],
+    4: ["sites", "new_sites", "site_numbers"],
   };
   const dropped = Object.entries(later).flatMap(([since, tables]) => (Number(since) > version ? tables : []));
   const { DatabaseSync } = loadSqlite();
   const db = new DatabaseSync(path);
+  db.exec(PRODUCTS_BY_SITE_KEY);
   db.exec(`${dropped.map((table) => `DROP TABLE ${table};`).join("")} PRAGMA user_version = ${version}`);
   db.close();
 }
@@ -134,6 +144,42 @@ test("a file of version 2 is migrated: its products and registry kept, the histo
     const [claimed] = await store.claimDeliveries(1_000, 60_000, 10);
     expect(claimed).toMatchObject(delivery);
     expect(await store.settleDelivery("d1", claimed?.lease as string)).toBe(true);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a file of version 3 is migrated: every site's products kept under a number, and a new site numbered after them", async () => {
+  const path = join(dir, "three.db");
+  const sites = [
+    { siteType: "t", siteId: "b" },
+    { siteType: "t", siteId: "a" },
+  ];
+  const first = createSqliteStore({ path });
+  for (const [n, site] of sites.entries()) {
+    const staged = await first.beginImport(site, { dryRun: false });
+    await staged.add([product("a", "sa", `one ${n}`), product("b", "sb", `two ${n}`)], [1, 2]);
+    await staged.commit();
+  }
+  await first.close();
+  downgrade(path, 3);
+  expect(versionOf(path)).toEqual({ user_version: 3 });
+  const store = createSqliteStore({ path });
+  try {
+    expect(versionOf(path)).toEqual({ user_version: SCHEMA_VERSION });
+    for (const [n, site] of sites.entries()) {
+      expect(await store.list(site, undefined, 10)).toEqual([
+        product("a", "sa", `one ${n}`),
+        product("b", "sb", `two ${n}`),
+      ]);
+      expect(await store.find(site, "sb", "sku")).toEqual(product("b", "sb", `two ${n}`));
+    }
+    const added = { siteType: "t", siteId: "c" };
+    const staged = await store.beginImport(added, { dryRun: false });
+    await staged.add([product("a", "sa", "three")], [1]);
+    expect(await staged.commit()).toMatchObject({ applied: true, counts: { created: 1 } });
+    expect(await store.list(added, undefined, 10)).toEqual([product("a", "sa", "three")]);
+    expect(await store.list(sites[0] as (typeof sites)[0], undefined, 10)).toHaveLength(2);
   } finally {
     await store.close();
   }

@@ -118,7 +118,7 @@ export {
   type RecordSource,
   type StreamFormat,
 } from "./sources.ts";
-export { judgeStagedRows, type RowJudgement, type StagedRow } from "./staged-rows.ts";
+export { judgeNewSite, judgeStagedRows, type RowJudgement, type StagedRow } from "./staged-rows.ts";
 export { type Applicable, combineConflicts, ImportStaging, type SiteView } from "./staging.ts";
 export {
   type CatalogStore,

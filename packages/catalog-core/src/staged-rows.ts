@@ -68,3 +68,13 @@ export function judgeStagedRows(rows: Iterable<StagedRow>, replace: boolean, sit
     ? { applied: true, counts: { ...counts, deleted: siteSize() - (total - created) } }
     : { applied: true, counts };
 }
+
+/**
+ * The judgement of an import that names each id and each sku once, into a site that holds no
+ * product: every product created, nothing to compare. A store that can tell both cheaply (its
+ * unique keys, or one walk of an index) answers this without `judgeStagedRows`' pass.
+ */
+export function judgeNewSite(total: number, replace: boolean): Extract<RowJudgement, { applied: true }> {
+  const counts = { created: total, updated: 0, unchanged: 0 };
+  return { applied: true, counts: replace ? { ...counts, deleted: 0 } : counts };
+}

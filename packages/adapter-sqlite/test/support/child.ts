@@ -16,7 +16,10 @@ export interface ImportsCommand {
   readonly claim?: { site: Site; key: string };
 }
 
-/** An import of `first` products acknowledged, then one of `second` replacing them, said step by step. */
+/**
+ * An import of `first` products acknowledged (none when 0: the site has no number then), then one
+ * of `second` replacing them, said step by step.
+ */
 export interface CrashCommand {
   readonly kind: "crash";
   readonly path: string;
@@ -42,7 +45,7 @@ if (command.kind === "imports") {
   if (command.claim) say(`claim ${(await store.claimKey(command.claim.site, command.claim.key, 60_000)).state}`);
 } else {
   const { site, first, second } = command;
-  const done = await importInChunks(store, site, numbered(0, first, "first"), { chunk: 5000 });
+  const done = first > 0 ? await importInChunks(store, site, numbered(0, first, "first"), { chunk: 5000 }) : "none";
   say(`acknowledged ${JSON.stringify(done)}`);
   const staged = await store.beginImport(site, { dryRun: false, replace: true });
   const chunk = 5000;
