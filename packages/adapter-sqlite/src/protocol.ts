@@ -9,7 +9,6 @@ import type {
   KeyField,
   KeyRecord,
   KeyToRecord,
-  Product,
   TenantWrite,
   UsageCount,
   WriteOptions,
@@ -27,7 +26,8 @@ export type WriterRequest =
   | {
       readonly op: "add";
       readonly import: number;
-      readonly products: readonly Product[];
+      /** Each product's id, sku and `encodeProduct` body, one after another. */
+      readonly rows: readonly string[];
       readonly positions: readonly number[];
       /** The bases' bodies as `find` read them (`null`: no product), when the add gave bases. */
       readonly bases: readonly (string | null)[] | undefined;

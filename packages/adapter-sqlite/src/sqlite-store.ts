@@ -14,6 +14,7 @@ import {
   checkUsageCounts,
   DecodedBodies,
   decodeProduct,
+  encodeProduct,
   type KeyField,
   type Product,
   type Site,
@@ -54,6 +55,18 @@ function privateFile(): { path: string; remove: () => void } {
   return { path: join(dir, "catalog.db"), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+// A slice of products as the writer thread writes them: strings, whose clone is a copy, where
+// an object's is a walk of its fields on either side (the two and an encoding in the thread cost
+// about 11 µs a product, the encoding here 2).
+function stagedRows(products: readonly Product[], start: number, end: number): string[] {
+  const rows: string[] = [];
+  for (let i = start; i < end && i < products.length; i++) {
+    const product = products[i] as Product;
+    rows.push(product.id, product.sku, encodeProduct(product));
+  }
+  return rows;
+}
+
 /** Products an `add` sends to the writer thread at a time: at most about 90 MB of the largest products. */
 const ADD_SLICE = 250;
 
@@ -74,7 +87,7 @@ function stagedImport(writer: WriterClient, bodies: DecodedBodies, number: numbe
         const slice = {
           op: "add",
           import: number,
-          products: products.slice(start, end),
+          rows: stagedRows(products, start, end),
           positions: positions.slice(start, end),
           bases: baseBodies?.slice(start, end),
         } as const;

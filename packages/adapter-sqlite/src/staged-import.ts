@@ -9,10 +9,8 @@
 import type { StatementSync } from "node:sqlite";
 import {
   type CommitResult,
-  encodeProduct,
   judgeStagedRows,
   type KeyToRecord,
-  type Product,
   type RowJudgement,
   type StagedRow,
   type WriteOptions,
@@ -30,8 +28,11 @@ export interface WriterImport {
   readonly staged: number;
   /** The number it writes its products under while its site has none (new-site.ts). */
   readonly newSite: number | undefined;
-  /** Stages a chunk; `bases`, when the add gave bases, are their bodies as `find` read them. */
-  add(products: readonly Product[], positions: readonly number[], bases: readonly (string | null)[] | undefined): void;
+  /**
+   * Stages a chunk: `rows` each product's id, sku and body in turn; `bases`, when the add gave
+   * bases, are their bodies as `find` read them.
+   */
+  add(rows: readonly string[], positions: readonly number[], bases: readonly (string | null)[] | undefined): void;
   /** Judges and applies the staging (`StagedImport.commit`); the staging is dropped either way. */
   commit(key: KeyToRecord | undefined): CommitResult;
   /** Drops the staging; safe twice. */
@@ -212,20 +213,25 @@ export function beginStagedImport(
       return newSite?.number;
     },
 
-    add(products, positions, bases) {
+    add(rows, positions, bases) {
       live();
-      staged += products.length;
+      staged += rows.length / 3;
       if (newSite !== undefined) {
-        if (bases === undefined && newSite.write(products, positions)) return;
+        if (bases === undefined && newSite.write(rows, positions)) return;
         connection.transaction(toStaging);
       }
       // One transaction per chunk: a statement of its own each would be a transaction each.
       connection.transaction(() => {
-        for (let i = 0; i < products.length; i++) {
-          const product = products[i];
-          if (product === undefined) continue;
+        for (let i = 0; i < positions.length; i++) {
           const base = bases?.[i] ?? null;
-          insert.run(product.id, product.sku, positions[i] ?? 0, encodeProduct(product), base, bases ? 1 : 0);
+          insert.run(
+            rows[3 * i] ?? "",
+            rows[3 * i + 1] ?? "",
+            positions[i] ?? 0,
+            rows[3 * i + 2] ?? "",
+            base,
+            bases ? 1 : 0,
+          );
         }
       }, "deferred");
     },

@@ -113,7 +113,7 @@ function run(db: Connection, request: WriterRequest): unknown {
       return begun.number;
     }
     case "add":
-      return staged(request.import).add(request.products, request.positions, request.bases);
+      return staged(request.import).add(request.rows, request.positions, request.bases);
     case "commit": {
       const committing = staged(request.import);
       imports.delete(request.import);
