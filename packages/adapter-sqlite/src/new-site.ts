@@ -43,6 +43,8 @@ const SWEPT = "the import's products were removed: its store did not hear of it 
 
 /** Takes a number for `site` when it has none (else undefined), with the temporary table of the import's positions. */
 export function openNewSite(connection: Connection, site: string, tag: number): NewSite | undefined {
+  // Read first without the write lock: most imports are into a site that has its number.
+  if (siteNumber(connection, site) !== undefined) return undefined;
   const number = connection.transaction(() => {
     if (siteNumber(connection, site) !== undefined) return undefined;
     const taken = newNumber(connection);
