@@ -58,7 +58,7 @@ function privateFile(): { path: string; remove: () => void } {
 // A slice of products as the writer thread writes them: strings, whose clone is a copy, where
 // an object's is a walk of its fields on either side (the two and an encoding in the thread cost
 // about 11 µs a product, the encoding here 2).
-function stagedRows(products: readonly Product[], start: number, end: number): string[] {
+function encodedRows(products: readonly Product[], start: number, end: number): string[] {
   const rows: string[] = [];
   for (let i = start; i < end && i < products.length; i++) {
     const product = products[i] as Product;
@@ -87,7 +87,7 @@ function stagedImport(writer: WriterClient, bodies: DecodedBodies, number: numbe
         const slice = {
           op: "add",
           import: number,
-          rows: stagedRows(products, start, end),
+          rows: encodedRows(products, start, end),
           positions: positions.slice(start, end),
           bases: baseBodies?.slice(start, end),
         } as const;
