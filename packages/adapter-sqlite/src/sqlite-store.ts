@@ -70,30 +70,35 @@ function encodedRows(products: readonly Product[], start: number, end: number): 
 /** Products an `add` sends to the writer thread at a time: at most about 90 MB of the largest products. */
 const ADD_SLICE = 250;
 
-// An import's calls on the main thread: the products go to the writer thread as they are (their
-// structured clone costs the main thread less than encoding them here), the bases as the bodies
-// `find` read them, which only this thread knows.
+// An import's calls on the main thread: the products go to the writer thread encoded, the bases
+// as the bodies `find` read them, which only this thread knows.
 function stagedImport(writer: WriterClient, bodies: DecodedBodies, number: number, generation: number): StagedImport {
   let ended = false;
   return {
-    async add(products, positions, bases) {
-      const baseBodies = bases?.map((base) => (base === null ? null : bodies.body(base)));
-      // A slice a message, all sent at once (the thread takes them in order, one deserialized at
-      // a time): its heap is kept small (see `WRITER_HEAP`), and a slice of the largest products
-      // the catalog takes still fits in it.
-      const sent: Promise<unknown>[] = [];
-      for (let start = 0; start < products.length; start += ADD_SLICE) {
-        const end = start + ADD_SLICE;
-        const slice = {
-          op: "add",
-          import: number,
-          rows: encodedRows(products, start, end),
-          positions: positions.slice(start, end),
-          bases: baseBodies?.slice(start, end),
-        } as const;
-        sent.push(writer.call(slice, "import", generation));
+    // Not async: the products are encoded and sent before it returns, and nothing holds them while
+    // the thread writes them (an async function's frame would, a chunk of them for each add).
+    add(products, positions, bases) {
+      try {
+        const baseBodies = bases?.map((base) => (base === null ? null : bodies.body(base)));
+        // A slice a message, all sent at once (the thread takes them in order, one deserialized
+        // at a time): its heap is kept small (see `WRITER_HEAP`), and a slice of the largest
+        // products the catalog takes still fits in it.
+        const sent: Promise<unknown>[] = [];
+        for (let start = 0; start < products.length; start += ADD_SLICE) {
+          const end = start + ADD_SLICE;
+          const slice = {
+            op: "add",
+            import: number,
+            rows: encodedRows(products, start, end),
+            positions: positions.slice(start, end),
+            bases: baseBodies?.slice(start, end),
+          } as const;
+          sent.push(writer.call(slice, "import", generation));
+        }
+        return Promise.all(sent).then(() => undefined);
+      } catch (error) {
+        return Promise.reject(error);
       }
-      await Promise.all(sent);
     },
     async commit(key) {
       ended = true;

@@ -19,8 +19,9 @@ const EXEC_ARGV = FROM_SOURCE ? [...process.execArgv, "--conditions=@catalog-kit
 // The writer thread's heap, bounded: V8 lets an unbounded heap grow lazily, and the garbage of
 // the products cloned into the thread took it to about 100 MB at 300,000 products (a streamed
 // import's peak RSS 290-320 MB, against 236-256 MB so bounded). It holds one slice of an `add`
-// at a time (at most about 90 MB of the largest products), or a commit's conflicts.
-const WRITER_HEAP = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
+// at a time (at most about 90 MB of the largest products), or a commit's conflicts. A slice's
+// strings die with its message: a young space of 2 MB collects them as well as one of 8.
+const WRITER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 };
 
 interface Pending {
   readonly what: string;
