@@ -19,6 +19,7 @@ import {
   TRIM_RECORDS,
 } from "../src/history.ts";
 import { LIST_AFTER, LIST_FIRST, MATCH } from "../src/lookup-sql.ts";
+import { moveSql } from "../src/new-site.ts";
 import { migrate } from "../src/schema.ts";
 import { orderSql, querySql, stagingSql } from "../src/staged-import.ts";
 
@@ -80,4 +81,23 @@ test("every statement of the import history and the delivery queue searches an i
     expect(steps[0], name).toMatch(expected);
   }
   connection.close();
+});
+
+// A new site's import sent back to its staging: each position it kept seeks its product by key,
+// never each product of the number walked against every position.
+test("moving a new site's products into the staging seeks each by its key", () => {
+  const { DatabaseSync } = loadSqlite();
+  const connection = new Connection(new DatabaseSync(":memory:"));
+  migrate(connection);
+  connection.db.exec(stagingSql("temp.staged_1"));
+  connection.db.exec("CREATE TABLE temp.new_site_order_1 (pairs TEXT NOT NULL)");
+  const steps = (
+    connection.db.prepare(`EXPLAIN QUERY PLAN ${moveSql("temp.new_site_order_1", "temp.staged_1")}`).all() as {
+      detail: string;
+    }[]
+  ).map((row) => row.detail);
+  connection.close();
+  expect(steps).toContain("SEARCH p USING PRIMARY KEY (site=? AND id=?)");
+  const scanned = steps.filter((step) => step.startsWith("SCAN")).map((step) => step.split(" ")[1]);
+  expect(scanned.sort()).toEqual(["o", "pair"]);
 });
