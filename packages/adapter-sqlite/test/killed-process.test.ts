@@ -10,7 +10,7 @@ import { createSqliteStore } from "@catalog-kit/adapter-sqlite";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { afterAll, expect, test } from "vitest";
 import { loadSqlite } from "../src/driver.ts";
-import { everything, startChild } from "./support/fixtures.ts";
+import { everything, startChild, unpublished } from "./support/fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,25 +66,10 @@ test("killed right after its commit was answered: the import is there whole", as
   expect(await killed("committed")).toEqual(WHOLE);
 }, 30_000);
 
-// What a new site's import left in the file, read without a store.
-function leftUnpublished(path: string): { newSites: number; products: number } {
-  const { DatabaseSync } = loadSqlite();
-  const db = new DatabaseSync(path);
-  try {
-    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    return {
-      newSites: count("SELECT count(*) AS n FROM new_sites"),
-      products: count("SELECT count(*) AS n FROM products WHERE site NOT IN (SELECT number FROM sites)"),
-    };
-  } finally {
-    db.close();
-  }
-}
-
 test("killed while writing into a new site: the site holds nothing, and its written products are swept once abandoned", async () => {
   expect(await killed("staging", 0, 0)).toEqual({ count: 0, tags: [] });
   const path = join(dir, "staging-0-0.db");
-  const left = leftUnpublished(path);
+  const left = unpublished(path);
   expect(left.newSites).toBe(1);
   expect(left.products).toBeGreaterThanOrEqual(5 * 5000);
   // Ten minutes later, as far as the file knows: the next store on it sweeps them.
@@ -96,7 +81,7 @@ test("killed while writing into a new site: the site holds nothing, and its writ
   try {
     // The writer thread sweeps when it starts, which its first write does.
     await store.countUsage([{ key: "start", amount: 1 }], 60_000);
-    await expect.poll(() => leftUnpublished(path), { timeout: 20_000 }).toEqual({ newSites: 0, products: 0 });
+    await expect.poll(() => unpublished(path), { timeout: 20_000 }).toEqual({ newSites: 0, products: 0 });
   } finally {
     await store.close();
   }

@@ -9,8 +9,7 @@ import { createSqliteStore } from "@catalog-kit/adapter-sqlite";
 import type { CatalogStore } from "@catalog-kit/catalog-core";
 import { uniqueSite } from "@catalog-kit/catalog-core/testing";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { loadSqlite } from "../src/driver.ts";
-import { everything, numbered, product } from "./support/fixtures.ts";
+import { everything, numbered, product, unpublished } from "./support/fixtures.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "catalog-sqlite-new-site-"));
 const path = join(dir, "catalog.db");
@@ -26,33 +25,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-// Products under a number no site has, and numbers still registered as new sites.
-function unpublished(): { newSites: number; products: number } {
-  const { DatabaseSync } = loadSqlite();
-  const db = new DatabaseSync(path);
-  try {
-    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    return {
-      newSites: count("SELECT count(*) AS n FROM new_sites WHERE heard > 0"),
-      products: count("SELECT count(*) AS n FROM products WHERE site NOT IN (SELECT number FROM sites)"),
-    };
-  } finally {
-    db.close();
-  }
-}
-
 test("written as it comes, seen by no store before its commit and by every store after", async () => {
   const site = uniqueSite();
   const staged = await store.beginImport(site, { dryRun: false });
   await staged.add(numbered(0, 3000, "new"), [...Array(3000).keys()]);
-  expect(unpublished()).toEqual({ newSites: 1, products: 3000 });
+  expect(unpublished(path)).toEqual({ newSites: 1, products: 3000 });
   for (const reader of [store, other]) {
     expect(await reader.find(site, "p1")).toBeUndefined();
     expect(await reader.find(site, "s1", "sku")).toBeUndefined();
     expect(await reader.list(site, undefined, 10)).toEqual([]);
   }
   expect(await staged.commit()).toEqual({ applied: true, counts: { created: 3000, updated: 0, unchanged: 0 } });
-  expect(unpublished()).toEqual({ newSites: 0, products: 0 });
+  expect(unpublished(path)).toEqual({ newSites: 0, products: 0 });
   for (const reader of [store, other]) {
     expect(await reader.find(site, "s2999", "sku")).toEqual(product("p2999", "s2999", "new"));
     expect(await everything(reader, site)).toHaveLength(3000);
@@ -75,7 +59,7 @@ test("an id given again, in a later chunk or the same one, is judged as the stag
     });
     expect(await everything(store, site)).toEqual([product("a", "sa2", "two"), product("b", "sb", "one")]);
   }
-  expect(unpublished()).toEqual({ newSites: 0, products: 0 });
+  expect(unpublished(path)).toEqual({ newSites: 0, products: 0 });
 });
 
 test("a sku given to two ids is the staging's conflict, at the later one's position, and nothing is written", async () => {
@@ -88,7 +72,7 @@ test("a sku given to two ids is the staging's conflict, at the later one's posit
     conflicts: [{ sku: "same", id: "c", heldBy: "a", position: 7 }],
   });
   expect(await everything(store, site)).toEqual([]);
-  await expect.poll(unpublished).toEqual({ newSites: 0, products: 0 });
+  await expect.poll(() => unpublished(path)).toEqual({ newSites: 0, products: 0 });
 });
 
 test("a site numbered by another import meanwhile: the import is judged against what that one wrote", async () => {
@@ -100,26 +84,26 @@ test("a site numbered by another import meanwhile: the import is judged against 
   expect(await early.commit()).toMatchObject({ applied: true, counts: { created: 2 } });
   expect(await staged.commit()).toEqual({ applied: true, counts: { created: 1, updated: 0, unchanged: 1 } });
   expect((await everything(store, site)).map((p) => p.id)).toEqual(["a", "b", "c"]);
-  expect(unpublished()).toEqual({ newSites: 0, products: 0 });
+  expect(unpublished(path)).toEqual({ newSites: 0, products: 0 });
 });
 
 test("a merge's bases, a dry run, an abort and a key already recorded write nothing under a number of their own", async () => {
   const site = uniqueSite();
   const merged = await store.beginImport(site, { dryRun: false });
   await merged.add([product("a", "sa", "merged")], [1], [null]);
-  expect(unpublished()).toEqual({ newSites: 0, products: 0 });
+  expect(unpublished(path)).toEqual({ newSites: 0, products: 0 });
   expect(await merged.commit()).toMatchObject({ applied: true, counts: { created: 1 } });
 
   const fresh = uniqueSite();
   const dry = await store.beginImport(fresh, { dryRun: true });
   await dry.add(numbered(0, 10, "dry"), [...Array(10).keys()]);
-  expect(unpublished()).toEqual({ newSites: 0, products: 0 });
+  expect(unpublished(path)).toEqual({ newSites: 0, products: 0 });
   expect(await dry.commit()).toMatchObject({ applied: true, counts: { created: 10 } });
 
   const aborted = await store.beginImport(fresh, { dryRun: false });
   await aborted.add(numbered(0, 10, "aborted"), [...Array(10).keys()]);
   await aborted.abort();
-  await expect.poll(unpublished).toEqual({ newSites: 0, products: 0 });
+  await expect.poll(() => unpublished(path)).toEqual({ newSites: 0, products: 0 });
   expect(await everything(store, fresh)).toEqual([]);
 
   const key = { key: "k", fingerprint: "f", retainMs: 60_000, claimed: false };
@@ -134,5 +118,5 @@ test("a merge's bases, a dry run, an abort and a key already recorded write noth
   await refused.add(numbered(0, 10, "refused"), [...Array(10).keys()]);
   expect(await refused.commit({ ...key, key: "held" })).toEqual({ applied: false, conflicts: [], busy: true });
   expect(await everything(store, busy)).toEqual([]);
-  await expect.poll(unpublished).toEqual({ newSites: 0, products: 0 });
+  await expect.poll(() => unpublished(path)).toEqual({ newSites: 0, products: 0 });
 });

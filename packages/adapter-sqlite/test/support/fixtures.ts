@@ -3,6 +3,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { CatalogStore, Product, Site } from "@catalog-kit/catalog-core";
+import { loadSqlite } from "../../src/driver.ts";
 
 /** Product `id` with `sku`, written by the import named `tag`. */
 export function product(id: string, sku: string, tag: string): Product {
@@ -31,6 +32,21 @@ export async function everything(store: CatalogStore, site: Site): Promise<Produ
     found.push(...page);
     if (page.length < 1000) return found;
     after = page[page.length - 1]?.id;
+  }
+}
+
+/** What imports into new sites left in the file at `path`, read without a store: numbers registered, products under no site's number. */
+export function unpublished(path: string): { newSites: number; products: number } {
+  const { DatabaseSync } = loadSqlite();
+  const db = new DatabaseSync(path);
+  try {
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    return {
+      newSites: count("SELECT count(*) AS n FROM new_sites"),
+      products: count("SELECT count(*) AS n FROM products WHERE site NOT IN (SELECT number FROM sites)"),
+    };
+  } finally {
+    db.close();
   }
 }
 
