@@ -41,6 +41,10 @@ export interface NewSite {
 // (`heard` 0). Thrown by a write whose number was swept: its products are gone.
 const SWEPT = "the import's products were removed: its store did not hear of it for 10 minutes";
 
+// A number's row: heard of at a time (0: given up), or gone once published, moved or swept.
+const HEAR = "UPDATE new_sites SET heard = ? WHERE number = ?";
+const FORGET = "DELETE FROM new_sites WHERE number = ?";
+
 /**
  * What an import wrote under its number (parameter 1), with its positions, into its staging.
  * CROSS JOIN fixes the order SQLite's planner would otherwise choose: each product of the number
@@ -76,7 +80,7 @@ export function openNewSite(connection: Connection, site: string, tag: number): 
   let live = true;
 
   const heard = (): void => {
-    const { changes } = connection.statement("UPDATE new_sites SET heard = ? WHERE number = ?").run(Date.now(), number);
+    const { changes } = connection.statement(HEAR).run(Date.now(), number);
     if (changes === 0) throw new Error(SWEPT);
   };
   const giveUp = (): void => {
@@ -115,7 +119,7 @@ export function openNewSite(connection: Connection, site: string, tag: number): 
     moveTo(staging) {
       db.prepare(moveSql(order, staging)).run(number);
       connection.statement("DELETE FROM products WHERE site = ?").run(number);
-      connection.statement("DELETE FROM new_sites WHERE number = ?").run(number);
+      connection.statement(FORGET).run(number);
       giveUp();
     },
 
@@ -129,7 +133,7 @@ export function openNewSite(connection: Connection, site: string, tag: number): 
         .get(number);
       if (repeats !== undefined) return undefined;
       connection.statement("INSERT INTO sites (site, number) VALUES (?, ?)").run(site, number);
-      connection.statement("DELETE FROM new_sites WHERE number = ?").run(number);
+      connection.statement(FORGET).run(number);
       giveUp();
       return judgeNewSite(written, replace);
     },
@@ -138,7 +142,7 @@ export function openNewSite(connection: Connection, site: string, tag: number): 
       if (!live) return;
       giveUp();
       try {
-        if (!connection.isClosed) connection.statement("UPDATE new_sites SET heard = 0 WHERE number = ?").run(number);
+        if (!connection.isClosed) connection.statement(HEAR).run(0, number);
       } catch {
         // Heard of no more: the sweep takes it once `ABANDONED_MS` passed.
       }
@@ -150,8 +154,7 @@ export function openNewSite(connection: Connection, site: string, tag: number): 
 export function hearNewSites(connection: Connection, numbers: Iterable<number>): void {
   const now = Date.now();
   connection.transaction(() => {
-    for (const number of numbers)
-      connection.statement("UPDATE new_sites SET heard = ? WHERE number = ?").run(now, number);
+    for (const number of numbers) connection.statement(HEAR).run(now, number);
   });
 }
 
@@ -172,7 +175,7 @@ export function sweepNewSites(connection: Connection): boolean {
     const { changes } = connection
       .statement("DELETE FROM products WHERE site = ?1 AND id IN (SELECT id FROM products WHERE site = ?1 LIMIT ?2)")
       .run(row.number, SWEEP_BATCH);
-    if (Number(changes) < SWEEP_BATCH) connection.statement("DELETE FROM new_sites WHERE number = ?").run(row.number);
+    if (Number(changes) < SWEEP_BATCH) connection.statement(FORGET).run(row.number);
     return true;
   });
 }

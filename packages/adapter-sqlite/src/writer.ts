@@ -74,7 +74,7 @@ function sweep(): void {
 const heartbeat = setInterval(() => {
   try {
     if (connection === undefined || connection.isClosed) return;
-    const running = [...imports.values()].flatMap((running) => running.newSite ?? []);
+    const running = [...imports.values()].flatMap((open) => open.newSite ?? []);
     if (running.length > 0) hearNewSites(connection, running);
   } catch {
     // Heard of at its next write, or swept if never again.
