@@ -5,7 +5,7 @@
 import type { MissingPolicy } from "./catalog-options.ts";
 import { CatalogError, emptyReplace, type Problem } from "./errors.ts";
 import { type ImportKey, keyInUse, replayOf } from "./idempotency.ts";
-import { concurrentUpdate, MERGE_ATTEMPTS, type MergedChunk, MergeStage, pause } from "./merge-stage.ts";
+import { concurrentUpdate, type Looking, MERGE_ATTEMPTS, type MergedChunk, MergeStage, pause } from "./merge-stage.ts";
 import { checkProducts, Problems } from "./parse.ts";
 import type { Product } from "./product.ts";
 import type { Site } from "./site.ts";
@@ -66,6 +66,11 @@ const CHUNK = 3_000;
 // the young generation's collections. 500, one batch of the stores' lookups, took a merge of
 // 300,000 products into PostgreSQL from peaks of 336-382 MB to 275-293, at the same rate.
 const MERGE_STEP = 500;
+
+// Steps of a merge whose lookups are out while an earlier one is merged, so that the store reads
+// while the catalog merges: with 2, a merge of 200,000 products into Redis waited about 4 s on its
+// lookups before the commit, against 6.7 s of 8.7 s one step at a time.
+const LOOK_AHEAD = 2;
 
 /** The `TOO_MANY_PRODUCTS` error; `exact` when every record was counted. */
 export function tooMany(limit: number, received: number, exact: boolean): CatalogError {
@@ -210,6 +215,14 @@ async function runOnce(
       bases.push(chunk.bases[i] as Product | null);
     }
   }
+  // A merge's steps whose stored products are being read, oldest first.
+  const looking: Looking[] = [];
+  // Merges the oldest step read, in request order.
+  async function mergeNext(stage: MergeStage): Promise<void> {
+    take(await stage.merged(looking.shift() as Looking, invalid));
+    if (failed()) await drop();
+    else if (products.length >= CHUNK) await flush();
+  }
 
   try {
     for await (const part of source.parts) {
@@ -230,25 +243,27 @@ async function runOnce(
         const to = Math.min(records.length, from + step);
         if (merging) {
           const slice = (i: number, path: readonly PropertyKey[]) => locate(from + i, path);
-          take(await merging.chunk(records.slice(from, to), at.slice(from, to), slice, invalid));
-        } else {
-          const valid = checkProducts(records, locate, invalid, from, to);
-          if (!failed()) {
-            for (let i = 0; i < valid.length; i++) {
-              products.push(valid[i] as Product);
-              positions.push(at[from + i] as number);
-            }
-          }
+          looking.push(merging.look(records.slice(from, to), at.slice(from, to), slice));
+          if (looking.length > LOOK_AHEAD) await mergeNext(merging);
+          continue;
         }
+        const valid = checkProducts(records, locate, invalid, from, to);
         if (failed()) {
           await drop();
           continue;
+        }
+        for (let i = 0; i < valid.length; i++) {
+          products.push(valid[i] as Product);
+          positions.push(at[from + i] as number);
         }
         if (products.length >= CHUNK) await flush();
       }
     }
     if (count > limit) throw tooMany(limit, count, true);
-    if (merging && !failed()) take(await merging.finish(source.locate, invalid));
+    if (merging) {
+      while (looking.length > 0) await mergeNext(merging);
+      if (!failed()) take(await merging.finish(source.locate, invalid));
+    }
     if (failed()) throw problemError(source, invalid, merging?.notFound ?? 0);
     if (count === 0 && replace && !options.allowEmpty) throw emptyReplace();
     if (products.length > 0) await flush();

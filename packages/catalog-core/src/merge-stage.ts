@@ -12,6 +12,15 @@ import { KeyTable } from "./profiles/key-table.ts";
 import type { Site } from "./site.ts";
 import type { CatalogStore } from "./store.ts";
 
+/** A step of a merge whose stored products are being read (`MergeStage.look`). */
+export interface Looking {
+  readonly records: readonly unknown[];
+  readonly positions: readonly number[];
+  readonly locate: Locator;
+  readonly patches: readonly (Patch | undefined)[];
+  readonly found: Promise<(Product | undefined)[]>;
+}
+
 /** Products to stage, with their positions and bases. */
 export interface MergedChunk {
   readonly products: Product[];
@@ -199,18 +208,27 @@ export class MergeStage {
     return mergeFields(base, patch.fields, at, problems);
   }
 
-  /** The products of a chunk of records, each merged onto the stored product it names, with its base. */
-  async chunk(
-    records: readonly unknown[],
-    positions: readonly number[],
-    locate: Locator,
-    problems: Problems,
-  ): Promise<MergedChunk> {
-    // Read apart first, so that the lookups go out together; a record's problems are then added in
-    // its turn, among the merge's, in request order (a bad record is read again: rare, and cheap).
+  /**
+   * A step of records read apart, and their stored products asked for at once: the lookups of
+   * the next steps go out while this one is merged (`merged`), so that the store reads while
+   * the catalog merges.
+   */
+  look(records: readonly unknown[], positions: readonly number[], locate: Locator): Looking {
+    // A record's problems are added in its turn, when merged: a bad record is read again (rare, and cheap).
     const scratch = new Problems();
     const patches = records.map((record, i) => readPatch(record, (path) => locate(i, path), scratch));
-    const found = await this.read(patches.map((patch) => patch && ([patch.key, patch.by] as const)));
+    const found = this.read(patches.map((patch) => patch && ([patch.key, patch.by] as const)));
+    // Awaited by `merged`; a step never merged (the import failed first) must not fail the process.
+    found.catch(() => {});
+    return { records, positions, locate, patches, found };
+  }
+
+  /** The products of a step, each merged onto the stored product it names, with its base. */
+  async merged(
+    { records, positions, locate, patches, found: finding }: Looking,
+    problems: Problems,
+  ): Promise<MergedChunk> {
+    const found = await finding;
     const out: MergedChunk = { products: [], positions: [], bases: [] };
     const log: LogChunk = { positions: [], records: [], targets: [] };
     for (let i = 0; i < patches.length; i++) {

@@ -372,3 +372,79 @@ describe("merges among the other options", () => {
     expect(await catalog.getProduct(site, "hoodie")).toEqual(hoodie);
   });
 });
+
+describe("lookups read ahead", () => {
+  // A memory store whose finds answer a turn of the event loop later (those of `failing` keys
+  // fail after 20 ms), counting the finds asked and not yet answered.
+  function slowFinds(failing: (key: string) => boolean = () => false, beginFails = false) {
+    const store = createMemoryStore();
+    const seen = { open: 0, most: 0 };
+    const slow: CatalogStore = {
+      ...store,
+      async find(target, key, by) {
+        seen.open++;
+        seen.most = Math.max(seen.most, seen.open);
+        try {
+          if (failing(key)) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            throw new Error("store down");
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+          return await store.find(target, key, by);
+        } finally {
+          seen.open--;
+        }
+      },
+      beginImport: (target, options) =>
+        beginFails ? Promise.reject(new Error("no staging")) : store.beginImport(target, options),
+    };
+    return { store, slow, seen };
+  }
+  const ids = Array.from({ length: 3_600 }, (_, i) => `p${i}`);
+
+  test("the lookups of the next steps go out while one is merged; records apply in request order", async () => {
+    const { store, slow, seen } = slowFinds();
+    await newCatalog(store).importProducts(
+      site,
+      ids.map((id) => product(id, `s-${id}`)),
+    );
+    const catalog = newCatalog(slow);
+    const records = ids.map((id, i) => (i % 2 === 0 ? { id, price: i } : { sku: `s-${id}`, price: i }));
+    const summary = await catalog.importProducts(site, [...records, { id: "p5", description: "again" }], merge);
+    expect(summary).toMatchObject({ updated: 3_600, unchanged: 0 });
+    // One step is 500 records: more than that were asked at once.
+    expect(seen.most).toBeGreaterThan(500);
+    expect(await catalog.getProduct(site, "p5")).toEqual(product("p5", "s-p5", { price: 5, description: "again" }));
+    expect((await catalog.getProduct(site, "p3599")).price).toBe(3_599);
+
+    const bad = records.map((record, i) =>
+      i === 100
+        ? { ...record, color: "red" }
+        : i === 700
+          ? { id: "nope" }
+          : i === 1_300
+            ? { ...record, title: null }
+            : record,
+    );
+    const error = await failure(catalog.importProducts(site, bad, merge));
+    expect(error.problems.map((p) => p.pointer)).toEqual([
+      "/products/100/color",
+      "/products/700/id",
+      "/products/1300/title",
+    ]);
+    expect((await catalog.getProduct(site, "p2")).price).toBe(2);
+  });
+
+  test("an import that fails with lookups of later steps still out leaves none of them unhandled", async () => {
+    // The staging fails once 3,000 products are merged; the lookups read ahead fail after that.
+    const { store, slow } = slowFinds((key) => Number(key.slice(1)) >= 3_000, true);
+    await newCatalog(store).importProducts(
+      site,
+      ids.map((id) => product(id, `s-${id}`)),
+    );
+    const records = ids.map((id, i) => ({ id, price: i }));
+    await expect(newCatalog(slow).importProducts(site, records, merge)).rejects.toThrow("no staging");
+    // Long enough for the failing lookups to fail: an unhandled one fails the run.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+});
