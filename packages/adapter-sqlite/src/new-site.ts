@@ -10,7 +10,7 @@
 // `ABANDONED_MS` (a process that died) or given up (an import that ended without its commit).
 import { judgeNewSite, type RowJudgement } from "@catalog-kit/catalog-core";
 import type { Connection } from "./connection.ts";
-import { newNumber, siteNumber } from "./sites.ts";
+import { giveNumber, newNumber, siteNumber } from "./sites.ts";
 
 /** How long a new site's products wait, their import not heard of, before the sweep removes them. */
 export const ABANDONED_MS = 10 * 60_000;
@@ -132,7 +132,7 @@ export function openNewSite(connection: Connection, site: string, tag: number): 
         .statement("SELECT 1 FROM products WHERE site = ? GROUP BY sku HAVING count(*) > 1 LIMIT 1")
         .get(number);
       if (repeats !== undefined) return undefined;
-      connection.statement("INSERT INTO sites (site, number) VALUES (?, ?)").run(site, number);
+      giveNumber(connection, site, number);
       connection.statement(FORGET).run(number);
       giveUp();
       return judgeNewSite(written, replace);

@@ -20,11 +20,16 @@ export function newNumber(connection: Connection): number {
     .last;
 }
 
+/** Gives a site that has no number `number`, and with it every product under it; inside a write transaction. */
+export function giveNumber(connection: Connection, site: string, number: number): void {
+  connection.statement("INSERT INTO sites (site, number) VALUES (?, ?)").run(site, number);
+}
+
 /** The site's number, given it now (inside a write transaction) if it had none. */
 export function numberSite(connection: Connection, site: string): number {
   const found = siteNumber(connection, site);
   if (found !== undefined) return found;
   const number = newNumber(connection);
-  connection.statement("INSERT INTO sites (site, number) VALUES (?, ?)").run(site, number);
+  giveNumber(connection, site, number);
   return number;
 }

@@ -20,7 +20,8 @@ const EXEC_ARGV = FROM_SOURCE ? [...process.execArgv, "--conditions=@catalog-kit
 // the products cloned into the thread took it to about 100 MB at 300,000 products (a streamed
 // import's peak RSS 290-320 MB, against 236-256 MB so bounded). It holds one slice of an `add`
 // at a time (at most about 90 MB of the largest products), or a commit's conflicts. A slice's
-// strings die with its message: a young space of 2 MB collects them as well as one of 8.
+// strings die with its message: a young space of 4 MB collects them as well as one of 8 (2 MB
+// did too, for more of the thread's CPU in collections).
 const WRITER_HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 };
 
 interface Pending {
