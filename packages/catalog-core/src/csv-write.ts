@@ -8,6 +8,19 @@ export function csvCell(text: string): string {
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+// What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"), a tab or CR
+// included: some spreadsheets drop one and read what follows.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A cell of a report people open in a spreadsheet: a text a spreadsheet would run as a formula
+ * (one that starts with `=`, `+`, `-`, `@`, a tab or CR) starts with `'`, which shows it as text;
+ * then written as `csvCell` writes it. Not for an export, which must import back as it is.
+ */
+export function reportCell(text: string): string {
+  return csvCell(FORMULA_START.test(text) ? `'${text}` : text);
+}
+
 /**
  * A number in plain decimal, which is all a CSV import accepts: `String(n)` when it has no
  * exponent, else the same digits with the exponent written out (`1e-7` is `0.0000001`), so

@@ -26,7 +26,7 @@ export type {
   SiteDirectory,
   StreamImportOptions,
 } from "./catalog-options.ts";
-export { csvCell } from "./csv-write.ts";
+export { csvCell, reportCell } from "./csv-write.ts";
 export { CURSOR_PATTERN } from "./cursor.ts";
 export { DecodedBodies } from "./decoded-bodies.ts";
 export type { ImportProgress, ImportSummary } from "./engine.ts";

@@ -123,7 +123,7 @@ export const HISTORY_ROUTES = {
         doc: {
           operationId: "getImportProblems",
           summary: "Download an import's problem report",
-          description: `Every problem the import met, located as its error located them (CSV row and column, NDJSON line, JSON pointer, XML item, the sku of a conflict), up to the history's cap (10,000 by default); \`X-Problem-Count\` tells how many were found in all. NDJSON (one problem a line) unless \`Accept\` asks for \`text/csv\` (columns ${PROBLEM_COLUMNS.join(", ")}). An import with no problems has an empty report.`,
+          description: `Every problem the import met, located as its error located them (CSV row and column, NDJSON line, JSON pointer, XML item, the sku of a conflict), up to the history's cap (10,000 by default); \`X-Problem-Count\` tells how many were found in all. NDJSON (one problem a line) unless \`Accept\` asks for \`text/csv\` (columns ${PROBLEM_COLUMNS.join(", ")}; a cell a spreadsheet would run as a formula, one that starts with \`=\`, \`+\`, \`-\`, \`@\`, a tab or CR, starts with \`'\`, which shows it as text). An import with no problems has an empty report.`,
           tag: "Import",
           answer: {
             description: "The report",

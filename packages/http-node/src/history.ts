@@ -1,11 +1,11 @@
 // A site's import history over HTTP: a page of its imports (filtered), one import's record, and
 // one import's problem report as NDJSON or CSV, as Accept chose (the route table's exports).
 import {
-  csvCell,
   IMPORT_LIST_LIMIT,
   type ImportListOptions,
   type ImportState,
   type Problem,
+  reportCell,
 } from "@catalog-kit/catalog-core";
 import type { RequestContext } from "./context.ts";
 import { parseLimit } from "./request-target.ts";
@@ -69,7 +69,7 @@ export async function serveImportRecord(ctx: RequestContext): Promise<void> {
 }
 
 const csvLine = (problem: Problem) =>
-  `${PROBLEM_COLUMNS.map((column) => csvCell(String(problem[column] ?? ""))).join(",")}\n`;
+  `${PROBLEM_COLUMNS.map((column) => reportCell(String(problem[column] ?? ""))).join(",")}\n`;
 
 /**
  * Answers an import's problem report: NDJSON (one problem a line) or CSV (a header, then one

@@ -97,6 +97,30 @@ describe("import history over HTTP", () => {
     expect((await record(importId)).state).toBe("failed");
   });
 
+  test("the CSV report shows a sku or id that looks like a formula as text, not as a formula to run", async () => {
+    // Two ids claiming one sku: the conflict names the sku and its holder, both the sender's text.
+    const products = [
+      { ...product("@held"), sku: '=HYPERLINK("https://evil.example","open")' },
+      { ...product("+claims"), sku: '=HYPERLINK("https://evil.example","open")' },
+    ];
+    const body = JSON.stringify({ products });
+    const sent = await server.request("POST", `${BASE}/bulk?${QUERY}`, {
+      ...admin,
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    const { importId } = (await problemOf(sent, 400, "SKU_CONFLICT")) as unknown as { importId: string };
+    const report = await server.request("GET", `${BASE}/imports/${importId}/problems?${QUERY}`, {
+      ...admin,
+      headers: { accept: "text/csv" },
+    });
+    const [, line] = (await report.text()).trimEnd().split("\n");
+    expect(line).toContain(`,"'=HYPERLINK(""https://evil.example"",""open"")",'@held,,`);
+    // The NDJSON report keeps the text as sent: it is data, not a sheet.
+    const ndjson = await server.request("GET", `${BASE}/imports/${importId}/problems?${QUERY}`, admin);
+    expect(JSON.parse((await ndjson.text()).trimEnd())).toMatchObject({ sku: products[1]?.sku, heldBy: "@held" });
+  });
+
   test("an id no import has is 404 IMPORT_NOT_FOUND; a token needs the read scope", async () => {
     for (const id of ["0123456789abcdef0123456789ab", "%zz", "a%2Fb"]) {
       const missing = await server.request("GET", `${BASE}/imports/${id}?${QUERY}`, admin);
