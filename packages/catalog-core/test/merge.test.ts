@@ -436,8 +436,8 @@ describe("lookups read ahead", () => {
   });
 
   test("an import that fails with lookups of later steps still out leaves none of them unhandled", async () => {
-    // The staging fails once 3,000 products are merged; the lookups read ahead fail after that.
-    const { store, slow } = slowFinds((key) => Number(key.slice(1)) >= 3_000, true);
+    // The staging fails once 1,000 products are merged (its first chunk); the lookups read ahead fail after that.
+    const { store, slow } = slowFinds((key) => Number(key.slice(1)) >= 1_000, true);
     await newCatalog(store).importProducts(
       site,
       ids.map((id) => product(id, `s-${id}`)),
@@ -446,5 +446,33 @@ describe("lookups read ahead", () => {
     await expect(newCatalog(slow).importProducts(site, records, merge)).rejects.toThrow("no staging");
     // Long enough for the failing lookups to fail: an unhandled one fails the run.
     await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+
+  test("a merge stages its products 1,000 at a time, each with its base, so that few wait at once", async () => {
+    const { store } = slowFinds();
+    await newCatalog(store).importProducts(
+      site,
+      ids.map((id) => product(id, `s-${id}`)),
+    );
+    const sizes: number[] = [];
+    const counted: CatalogStore = {
+      ...store,
+      async beginImport(target, options) {
+        const staged = await store.beginImport(target, options);
+        return {
+          ...staged,
+          add: (products, positions, bases) => {
+            sizes.push(products.length);
+            expect(bases).toHaveLength(products.length);
+            return staged.add(products, positions, bases);
+          },
+          commit: (key) => staged.commit(key),
+          abort: () => staged.abort(),
+        };
+      },
+    };
+    const records = ids.map((id, i) => ({ sku: `s-${id}`, price: i }));
+    expect(await newCatalog(counted).importProducts(site, records, merge)).toMatchObject({ updated: 3_600 });
+    expect(sizes).toEqual([1_000, 1_000, 1_000, 600]);
   });
 });
