@@ -18,6 +18,11 @@ export interface Connection {
   readonly onClose: Set<() => void>;
   /** Removes what the store attached to the client. */
   detach(): void;
+  /**
+   * The last error the client reported (a refused or dropped connection), kept as the cause of
+   * the failures it explains; only for a client the store created, whose error events it takes.
+   */
+  lastError?: Error | undefined;
 }
 
 /**
@@ -125,9 +130,19 @@ export function connect(options: RedisConnection): Connection {
     if (options.cluster.length === 0) throw new TypeError("cluster needs at least one node URL");
     client = new Cluster(options.cluster.map(clusterNode), clusterOptions(options.cluster[0]));
   }
-  // Failures reach callers through the commands that hit them; the event would only be noise.
-  client.on("error", () => {});
-  return { client, owned: true, onClose, detach: () => {} };
+  // Failures reach callers through the commands that hit them, or as the cause of "not connected".
+  const connection: Connection = { client, owned: true, onClose, detach: () => {} };
+  client.on("error", (error: Error) => {
+    connection.lastError = error;
+  });
+  // A server that went away closes the connection without an error: the close is the cause then.
+  client.on("close", () => {
+    connection.lastError ??= new Error("Redis closed the connection");
+  });
+  client.on("ready", () => {
+    connection.lastError = undefined;
+  });
+  return connection;
 }
 
 // The wait of each client still connecting, shared by every caller.
@@ -143,7 +158,9 @@ export async function whenReady(connection: Connection): Promise<void> {
   if (client.status === "ready") return;
   if (client.status === "wait") client.connect().catch(() => {});
   if (client.status !== "wait" && client.status !== "connecting" && client.status !== "connect") {
-    throw new CatalogError("STORAGE_UNAVAILABLE", `Redis is not connected (${client.status})`);
+    throw new CatalogError("STORAGE_UNAVAILABLE", `Redis is not connected (${client.status})`, {
+      cause: connection.lastError,
+    });
   }
   // Callers that arrive while the client connects share one wait: a listener each would trip
   // Node's warning past ten callers, however legitimately many are in flight.
@@ -160,7 +177,12 @@ export async function whenReady(connection: Connection): Promise<void> {
         else resolve();
       };
       const onReady = () => done();
-      const onClose = () => done(new CatalogError("STORAGE_UNAVAILABLE", "Redis refused or dropped the connection"));
+      const onClose = () =>
+        done(
+          new CatalogError("STORAGE_UNAVAILABLE", "Redis refused or dropped the connection", {
+            cause: connection.lastError,
+          }),
+        );
       const timer = setTimeout(
         () => done(new CatalogError("STORAGE_UNAVAILABLE", `Redis did not answer within ${FIRST_CONNECT_WAIT_MS} ms`)),
         FIRST_CONNECT_WAIT_MS,

@@ -58,7 +58,10 @@ describeWithRedis("Redis store when Redis fails", () => {
     await server.kill();
     const settled = await outcome;
     for (const call of [store.ping(), store.find(site, "id-0"), upsert(store, site, [product("x", "y")], write)]) {
-      await expect(call).rejects.toSatisfy((error) => isCatalogError(error, "STORAGE_UNAVAILABLE"));
+      // The cause says what the operator's log needs: why Redis is not there.
+      await expect(call).rejects.toSatisfy(
+        (error) => isCatalogError(error, "STORAGE_UNAVAILABLE") && (error as Error).cause instanceof Error,
+      );
     }
     await server.restart();
     await until("the store to reconnect", async () => ((await store.ping().then(() => true)) ? true : undefined));

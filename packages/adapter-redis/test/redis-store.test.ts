@@ -160,6 +160,7 @@ describeWithRedis("Redis store on a standalone server", () => {
       ]) {
         const error = await rejection(call);
         expect(isCatalogError(error, "STORAGE_UNAVAILABLE")).toBe(true);
+        expect(String((error as Error).cause)).toMatch(/ECONNREFUSED/);
       }
       expect(Date.now() - started).toBeLessThan(10_000);
       await store.close();
