@@ -449,7 +449,7 @@ describe("lookups read ahead", () => {
   });
 
   test("a merge stages its products 1,000 at a time, each with its base, so that few wait at once", async () => {
-    const { store } = slowFinds();
+    const store = createMemoryStore();
     await newCatalog(store).importProducts(
       site,
       ids.map((id) => product(id, `s-${id}`)),
