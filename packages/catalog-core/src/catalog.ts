@@ -38,7 +38,7 @@ import {
   type ImportPage,
   type ImportProblems,
 } from "./import-history.ts";
-import { importRecorder } from "./import-journal.ts";
+import { FinalSaves, importRecorder } from "./import-journal.ts";
 import type { ImportRecord } from "./import-record.ts";
 import { encodeProduct, type Product } from "./product.ts";
 import { deleteProduct, patchProduct, storedProduct } from "./product-patch.ts";
@@ -104,7 +104,7 @@ export interface Catalog {
   deleteProduct(site: Site, key: string, options?: DeleteOptions): Promise<Product>;
   /** Resolves when the store answers; rejects with `STORAGE_UNAVAILABLE` otherwise. */
   checkHealth(): Promise<void>;
-  /** Closes the store. */
+  /** Tries each import record still waiting for the store once more, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -133,7 +133,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const profiles = profileBook(options.profiles ?? []);
   const history = historyPolicy(options.history);
   const reader = historyReader(store, history);
-  const recorded = importRecorder(store, history);
+  const finals = new FinalSaves();
+  const recorded = importRecorder(store, history, finals);
 
   function requireSite(site: Site): void {
     if (!hasSite(site)) throw siteNotFound(site);
@@ -314,6 +315,9 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return deleteProduct(store, site, key, options);
     },
     checkHealth: () => store.ping(),
-    close: () => store.close(),
+    async close() {
+      await finals.close();
+      await store.close();
+    },
   };
 }

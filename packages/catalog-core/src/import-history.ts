@@ -22,8 +22,9 @@ export interface HistoryOptions {
    */
   readonly deliveries?: (record: ImportRecord) => readonly Delivery[];
   /**
-   * Called once per import, with its final record, once that record is saved (or its saves gave
-   * up: the store was down). Errors it throws are caught and ignored: it must handle its own.
+   * Called once per import, with its final record, once that record is saved or given up (the
+   * store was down when the catalog closed, or 64 MiB of records waited for it). Errors it throws
+   * are caught and ignored: it must handle its own.
    */
   readonly onImportEnd?: (record: ImportRecord) => void;
 }

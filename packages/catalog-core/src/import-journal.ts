@@ -10,7 +10,7 @@ import { type HistoryPolicy, idPrefixAt, newImportId } from "./import-history.ts
 import type { ImportRecord } from "./import-record.ts";
 import { reportOf } from "./parse.ts";
 import type { Site } from "./site.ts";
-import type { CatalogStore, Delivery, ImportSave } from "./store.ts";
+import type { CatalogStore, Delivery, HistoryEntry, ImportSave } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
 /** What an import's record says of it from its start: how it came, and its options as given (checked later). */
@@ -26,11 +26,13 @@ export const HEARTBEAT_MS = 5_000;
 // How long an import's answer waits for its final record: enough for any store that answers,
 // short enough that a store down (the final save retried behind) does not hold the answer long.
 const FINAL_WAIT_MS = 1_000;
-// A final save refused is asked again for about half a minute (0.5 s doubling to 8 s): the
-// record carries the import's deliveries, which are lost with it if the store stays down longer.
-const FINAL_ATTEMPTS = 8;
+// A final save the store refuses as unavailable is asked again (0.5 s doubling to 8 s) until it
+// lands or the catalog closes: the record carries the import's deliveries, lost with it. What
+// waits is bounded: past this many bytes of records, reports and deliveries, a refused final
+// save is given up at once.
 const RETRY_MS = 500;
 const MAX_RETRY_MS = 8_000;
+const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
 // A record holds at most 1 MiB and a report 16 MiB: the strings a problem quotes from the
 // request are clipped, and a report stops short of its limit.
 const MAX_TEXT = 1_000;
@@ -38,9 +40,6 @@ const MAX_REPORT_BYTES = 15 * 1024 * 1024;
 
 const MODES: readonly unknown[] = ["upsert", "replace", "merge"];
 const MISSING: readonly unknown[] = ["error", "skip", "create"];
-
-// Waits `ms` on a timer that keeps no process alive.
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 // Resolves when `promise` settles or `ms` passed, whichever comes first, and leaves no timer.
 function bounded(promise: Promise<void>, ms: number): Promise<void> {
@@ -71,6 +70,68 @@ export function reportText(problems: readonly Problem[]): string {
     text += line;
   }
   return text;
+}
+
+// Tries a save once: whether it is done with, saved or refused for good (not as unavailable).
+async function landed(store: CatalogStore, site: Site, entry: HistoryEntry, save: ImportSave): Promise<boolean> {
+  try {
+    await store.saveImport(site, entry, save);
+    return true;
+  } catch (error) {
+    return !isCatalogError(error, "STORAGE_UNAVAILABLE");
+  }
+}
+
+/** A retry's pause, which `wake` cuts short. */
+interface Waiter {
+  wake: () => void;
+}
+
+/**
+ * The final saves of one catalog's imports, retried behind their answers while the store is
+ * unavailable, until they land; `close` tries each waiting one once more, at once, and stops.
+ */
+export class FinalSaves {
+  private bytes = 0;
+  private closed = false;
+  private readonly retrying = new Map<Waiter, Promise<void>>();
+
+  /** Saves `entry` with `save`, retried while the store is unavailable and the backlog has room. */
+  async save(store: CatalogStore, site: Site, entry: HistoryEntry, save: ImportSave): Promise<void> {
+    if ((await landed(store, site, entry, save)) || this.closed) return;
+    const size = entry.value.length + (save.problems?.length ?? 0) + JSON.stringify(save.deliveries ?? []).length;
+    if (this.bytes + size > MAX_BACKLOG_BYTES) return;
+    this.bytes += size;
+    const waiter: Waiter = { wake: () => {} };
+    const retry = this.retry(store, site, entry, save, waiter);
+    this.retrying.set(waiter, retry);
+    try {
+      await retry;
+    } finally {
+      this.bytes -= size;
+      this.retrying.delete(waiter);
+    }
+  }
+
+  private async retry(store: CatalogStore, site: Site, entry: HistoryEntry, save: ImportSave, waiter: Waiter) {
+    for (let attempt = 1; !this.closed; attempt++) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** (attempt - 1))).unref();
+        waiter.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (await landed(store, site, entry, save)) return;
+    }
+  }
+
+  /** Tries every waiting save once more, at once, and none again; resolves when those tries ended. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.retrying.keys()) waiter.wake();
+    await Promise.all(this.retrying.values());
+  }
 }
 
 // Ids of imports that failed with an error that is no CatalogError (the body's own), which cannot carry it.
@@ -119,13 +180,15 @@ export class ImportJournal implements ImportProgress {
   private savedAt = 0;
   private saving: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
+  private readonly finals: FinalSaves;
 
-  constructor(store: CatalogStore, site: Site, policy: HistoryPolicy, start: ImportStart) {
+  constructor(store: CatalogStore, site: Site, policy: HistoryPolicy, start: ImportStart, finals: FinalSaves) {
     const now = Date.now();
     this.id = newImportId(now);
     this.store = store;
     this.site = site;
     this.policy = policy;
+    this.finals = finals;
     const { options } = start;
     const { mode, missing } = options;
     const profile =
@@ -245,16 +308,7 @@ export class ImportJournal implements ImportProgress {
 
   private async saveFinal(record: ImportRecord, save: ImportSave): Promise<void> {
     await this.saving;
-    const entry = { id: this.id, value: JSON.stringify(record) };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.store.saveImport(this.site, entry, save);
-        break;
-      } catch (error) {
-        if (attempt === FINAL_ATTEMPTS || !isCatalogError(error, "STORAGE_UNAVAILABLE")) break;
-        await pause(Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** (attempt - 1)));
-      }
-    }
+    await this.finals.save(this.store, this.site, { id: this.id, value: JSON.stringify(record) }, save);
     try {
       this.policy.onImportEnd?.(record);
     } catch {
@@ -264,11 +318,11 @@ export class ImportJournal implements ImportProgress {
 }
 
 /**
- * Runs imports under records of their own when the catalog keeps a history (`policy`): `run` is
- * given the import's journal and what makes its engine's options tell it; its summary, or its
- * error, then carries the import's id.
+ * Runs imports under records of their own when the catalog keeps a history (`policy`), their
+ * final saves in `finals`: `run` is given the import's journal and what makes its engine's
+ * options tell it; its summary, or its error, then carries the import's id.
  */
-export function importRecorder(store: CatalogStore, policy: HistoryPolicy | undefined) {
+export function importRecorder(store: CatalogStore, policy: HistoryPolicy | undefined, finals: FinalSaves) {
   const tell = (journal: ImportJournal | undefined) => (engine: EngineOptions) =>
     journal === undefined || policy === undefined
       ? engine
@@ -279,7 +333,7 @@ export function importRecorder(store: CatalogStore, policy: HistoryPolicy | unde
     run: (journal: ImportJournal | undefined, told: (engine: EngineOptions) => EngineOptions) => Promise<T>,
   ): Promise<T> => {
     if (policy === undefined) return run(undefined, tell(undefined));
-    const journal = new ImportJournal(store, site, policy, start);
+    const journal = new ImportJournal(store, site, policy, start, finals);
     let summary: T;
     try {
       summary = await run(journal, tell(journal));

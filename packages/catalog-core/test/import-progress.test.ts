@@ -212,6 +212,96 @@ test("an import the store failed is answered at once, its record saved once the 
   expect(JSON.parse(saved as string)).toMatchObject({ state: "failed", error: { code: "STORAGE_UNAVAILABLE" } });
 });
 
+describe("a store down at an import's end", () => {
+  // A store whose history saves are refused while `down`, counting every save asked.
+  function outage(store: CatalogStore) {
+    const state = { down: true, asked: 0 };
+    const spy: CatalogStore = {
+      ...store,
+      async saveImport(s, entry, save) {
+        state.asked++;
+        if (state.down) throw new CatalogError("STORAGE_UNAVAILABLE", "down for now");
+        return store.saveImport(s, entry, save);
+      },
+    };
+    return { spy, state };
+  }
+  // Timers only: import ids follow the clock, and one moved minutes ahead would outlive the test.
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+  // A call answered while fake timers run: its answer waits a second for its final record.
+  async function answered<T>(call: Promise<T>): Promise<T> {
+    await vi.advanceTimersByTimeAsync(1_000);
+    return call;
+  }
+  const delivering = {
+    history: {
+      deliveries: (record: ImportRecord) => [{ id: `d-${record.importId}`, dueAt: 0, value: record.state }],
+    },
+  };
+
+  test("keeps the final record and its deliveries until the store is back, minutes later", async () => {
+    fakeTimers();
+    const store = createMemoryStore();
+    const { spy, state } = outage(store);
+    const catalog = open(spy, delivering);
+    const summary = await answered(catalog.importProducts(site, [product("a", "sa")]));
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(await store.readImport(site, summary.importId as string)).toBeUndefined();
+    // Retried no more often than every 8 s.
+    expect(state.asked).toBeLessThanOrEqual(8 + (10 * 60) / 8);
+    state.down = false;
+    await vi.advanceTimersByTimeAsync(8_000);
+    expect(JSON.parse((await store.readImport(site, summary.importId as string)) as string)).toMatchObject({
+      state: "succeeded",
+    });
+    const claimed = await store.claimDeliveries(Date.now(), 60_000, 10);
+    expect(claimed.map((d) => d.id)).toEqual([`d-${summary.importId}`]);
+  });
+
+  test("close tries each waiting record once more, at once, then stops", async () => {
+    fakeTimers();
+    const { spy, state } = outage(createMemoryStore());
+    const catalog = open(spy);
+    await answered(catalog.importProducts(site, [product("a", "sa")]));
+    await answered(failure(catalog.importProducts(site, [{}])));
+    await vi.advanceTimersByTimeAsync(60_000);
+    const before = state.asked;
+    await catalog.close();
+    expect(state.asked).toBe(before + 2);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(state.asked).toBe(before + 2);
+  });
+
+  test("close lands what the store takes again", async () => {
+    fakeTimers();
+    const store = createMemoryStore();
+    const { spy, state } = outage(store);
+    const catalog = open(spy);
+    const summary = await answered(catalog.importProducts(site, [product("a", "sa")]));
+    await vi.advanceTimersByTimeAsync(60_000);
+    state.down = false;
+    await catalog.close();
+    expect(await store.readImport(site, summary.importId as string)).toBeDefined();
+  });
+
+  test("waits with at most 64 MiB of records: past it, a refused final save is given up", async () => {
+    fakeTimers();
+    const store = createMemoryStore();
+    const { spy, state } = outage(store);
+    // Each record's deliveries carry 20 MiB: the fourth no longer fits.
+    const big = "x".repeat(20 * 1024 * 1024);
+    const catalog = open(spy, { history: { deliveries: () => [{ id: "d", dueAt: 0, value: big }] } });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++)
+      ids.push((await answered(catalog.importProducts(site, [product(`p${i}`, `s${i}`)]))).importId as string);
+    await vi.advanceTimersByTimeAsync(60_000);
+    state.down = false;
+    await vi.advanceTimersByTimeAsync(8_000);
+    const saved = await Promise.all(ids.map((id) => store.readImport(site, id)));
+    expect(saved.map((record) => record !== undefined)).toEqual([true, true, true, false]);
+  });
+});
+
 describe("retention", () => {
   test("a site's history never holds more than `keep` records: the newest", async () => {
     const store = createMemoryStore();
