@@ -21,6 +21,7 @@ import { decodeCursor, encodeCursor, pageLimit } from "./cursor.ts";
 import { type EngineOptions, type ImportSummary, runImport, tooMany } from "./engine.ts";
 import { CatalogError, invalidOption, siteNotFound } from "./errors.ts";
 import { FEED_HEADER, feedLine } from "./feed-write.ts";
+import { FinalSaves } from "./final-saves.ts";
 import {
   type CallPrint,
   IDEMPOTENCY_DEFAULTS,
@@ -38,7 +39,7 @@ import {
   type ImportPage,
   type ImportProblems,
 } from "./import-history.ts";
-import { FinalSaves, importRecorder } from "./import-journal.ts";
+import { importRecorder } from "./import-journal.ts";
 import type { ImportRecord } from "./import-record.ts";
 import { encodeProduct, type Product } from "./product.ts";
 import { deleteProduct, patchProduct, storedProduct } from "./product-patch.ts";

@@ -6,11 +6,12 @@
 import type { ImportOptions } from "./catalog-options.ts";
 import type { EngineOptions, ImportProgress, ImportSummary } from "./engine.ts";
 import { CatalogError, isCatalogError, MAX_PROBLEMS, type Problem } from "./errors.ts";
+import type { FinalSaves } from "./final-saves.ts";
 import { type HistoryPolicy, idPrefixAt, newImportId } from "./import-history.ts";
 import type { ImportRecord } from "./import-record.ts";
 import { reportOf } from "./parse.ts";
 import type { Site } from "./site.ts";
-import type { CatalogStore, Delivery, HistoryEntry, ImportSave } from "./store.ts";
+import type { CatalogStore, Delivery, ImportSave } from "./store.ts";
 import type { ByteSource } from "./text.ts";
 
 /** What an import's record says of it from its start: how it came, and its options as given (checked later). */
@@ -26,13 +27,6 @@ export const HEARTBEAT_MS = 5_000;
 // How long an import's answer waits for its final record: enough for any store that answers,
 // short enough that a store down (the final save retried behind) does not hold the answer long.
 const FINAL_WAIT_MS = 1_000;
-// A final save the store refuses as unavailable is asked again (0.5 s doubling to 8 s) until it
-// lands or the catalog closes: the record carries the import's deliveries, lost with it. What
-// waits is bounded: past this many bytes of records, reports and deliveries, a refused final
-// save is given up at once.
-const RETRY_MS = 500;
-const MAX_RETRY_MS = 8_000;
-const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
 // A record holds at most 1 MiB and a report 16 MiB: the strings a problem quotes from the
 // request are clipped, and a report stops short of its limit.
 const MAX_TEXT = 1_000;
@@ -70,68 +64,6 @@ export function reportText(problems: readonly Problem[]): string {
     text += line;
   }
   return text;
-}
-
-// Tries a save once: whether it is done with, saved or refused for good (not as unavailable).
-async function landed(store: CatalogStore, site: Site, entry: HistoryEntry, save: ImportSave): Promise<boolean> {
-  try {
-    await store.saveImport(site, entry, save);
-    return true;
-  } catch (error) {
-    return !isCatalogError(error, "STORAGE_UNAVAILABLE");
-  }
-}
-
-/** A retry's pause, which `wake` cuts short. */
-interface Waiter {
-  wake: () => void;
-}
-
-/**
- * The final saves of one catalog's imports, retried behind their answers while the store is
- * unavailable, until they land; `close` tries each waiting one once more, at once, and stops.
- */
-export class FinalSaves {
-  private bytes = 0;
-  private closed = false;
-  private readonly retrying = new Map<Waiter, Promise<void>>();
-
-  /** Saves `entry` with `save`, retried while the store is unavailable and the backlog has room. */
-  async save(store: CatalogStore, site: Site, entry: HistoryEntry, save: ImportSave): Promise<void> {
-    if ((await landed(store, site, entry, save)) || this.closed) return;
-    const size = entry.value.length + (save.problems?.length ?? 0) + JSON.stringify(save.deliveries ?? []).length;
-    if (this.bytes + size > MAX_BACKLOG_BYTES) return;
-    this.bytes += size;
-    const waiter: Waiter = { wake: () => {} };
-    const retry = this.retry(store, site, entry, save, waiter);
-    this.retrying.set(waiter, retry);
-    try {
-      await retry;
-    } finally {
-      this.bytes -= size;
-      this.retrying.delete(waiter);
-    }
-  }
-
-  private async retry(store: CatalogStore, site: Site, entry: HistoryEntry, save: ImportSave, waiter: Waiter) {
-    for (let attempt = 1; !this.closed; attempt++) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(MAX_RETRY_MS, RETRY_MS * 2 ** (attempt - 1))).unref();
-        waiter.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      if (await landed(store, site, entry, save)) return;
-    }
-  }
-
-  /** Tries every waiting save once more, at once, and none again; resolves when those tries ended. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const waiter of this.retrying.keys()) waiter.wake();
-    await Promise.all(this.retrying.values());
-  }
 }
 
 // Ids of imports that failed with an error that is no CatalogError (the body's own), which cannot carry it.
