@@ -7,7 +7,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { CatalogError, type CatalogStore, createCatalog, type Site } from "@catalog-kit/catalog-core";
-import { openRaw, type RawConnection, startCli, stopCli } from "@catalog-kit/test-support/http";
+import { openRaw, type RawConnection, startCli, stopCli, wrapStaged } from "@catalog-kit/test-support/http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AccessToken, createCatalogHandler, startServer } from "../src/index.ts";
 import {
@@ -624,28 +624,8 @@ describe("tokens", () => {
       if (key === "boom") throw new Error("the store broke on boom");
       if (key === "down") throw new CatalogError("STORAGE_UNAVAILABLE", "the store is down");
     };
-    return {
-      async beginImport(site, options) {
-        const staged = await inner.beginImport(site, options);
-        return {
-          ...staged,
-          async add(products, positions) {
-            for (const each of products) fail(each.id);
-            return staged.add(products, positions);
-          },
-        };
-      },
-      list: (site, after, limit) => inner.list(site, after, limit),
-      claimKey: (site, key, leaseMs) => inner.claimKey(site, key, leaseMs),
-      readTenants: (since) => inner.readTenants(since),
-      writeTenant: (change) => inner.writeTenant(change),
-      countUsage: (counts, ttlMs) => inner.countUsage(counts, ttlMs),
-      saveImport: (site, entry, save) => inner.saveImport(site, entry, save),
-      readImport: (site, id) => inner.readImport(site, id),
-      listImports: (site, before, limit) => inner.listImports(site, before, limit),
-      readImportProblems: (site, id) => inner.readImportProblems(site, id),
-      claimDeliveries: (now, leaseMs, limit) => inner.claimDeliveries(now, leaseMs, limit),
-      settleDelivery: (id, lease, next) => inner.settleDelivery(id, lease, next),
+    const failing: CatalogStore = {
+      ...inner,
       async find(site, key, by) {
         fail(key);
         return inner.find(site, key, by);
@@ -654,9 +634,13 @@ describe("tokens", () => {
         fail(key);
         return inner.remove(site, key, by);
       },
-      ping: () => inner.ping(),
-      close: () => inner.close(),
     };
+    return wrapStaged(failing, (staged) => ({
+      async add(products, ...rest) {
+        for (const each of products) fail(each.id);
+        return staged.add(products, ...rest);
+      },
+    }));
   }
 
   const requests: [string, string, string | undefined, Record<string, string>?][] = [

@@ -7,7 +7,8 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
-import { CatalogError, type CatalogStore, type Site } from "@catalog-kit/catalog-core";
+import { CatalogError, type Site } from "@catalog-kit/catalog-core";
+import { wrapStaged } from "@catalog-kit/test-support/http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build, CHANNELS, type Payload } from "./support/channels.ts";
@@ -241,21 +242,14 @@ describe("Idempotency-Key on a store that fails", () => {
   it("a failed import (503) leaves the key unused", async () => {
     const inner = createMemoryStore();
     let failNext = true;
-    const store: CatalogStore = {
-      ...inner,
-      async beginImport(site, options) {
-        const staged = await inner.beginImport(site, options);
-        return {
-          ...staged,
-          async commit(key) {
-            if (!failNext) return staged.commit(key);
-            failNext = false;
-            await staged.abort();
-            throw new CatalogError("STORAGE_UNAVAILABLE", "the store went away");
-          },
-        };
+    const store = wrapStaged(inner, (staged) => ({
+      async commit(key) {
+        if (!failNext) return staged.commit(key);
+        failNext = false;
+        await staged.abort();
+        throw new CatalogError("STORAGE_UNAVAILABLE", "the store went away");
       },
-    };
+    }));
     const server = await startTestServer({ store });
     try {
       const site = freshSite(server);

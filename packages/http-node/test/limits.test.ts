@@ -1,6 +1,5 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
-import type { CatalogStore } from "@catalog-kit/catalog-core";
-import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
+import { hasCompleteResponse, openRaw, parseRawResponse, wrapStaged } from "@catalog-kit/test-support/http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
 
@@ -155,20 +154,13 @@ describe("concurrent imports", () => {
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const store: CatalogStore = {
-      ...memory,
-      async beginImport(site, options) {
-        const staged = await memory.beginImport(site, options);
-        return {
-          ...staged,
-          async commit() {
-            upserts++;
-            await gate;
-            return staged.commit();
-          },
-        };
+    const store = wrapStaged(memory, (staged) => ({
+      async commit(key) {
+        upserts++;
+        await gate;
+        return staged.commit(key);
       },
-    };
+    }));
     const limited = await startTestServer({ store, maxBodyBytes: LIMIT, maxConcurrentImports: 1 });
     try {
       const first = limited.request("POST", "/external/product/v1", {

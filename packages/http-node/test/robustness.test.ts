@@ -1,6 +1,6 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { type CatalogStore, isCatalogError, type Site, siteKey, toProductView } from "@catalog-kit/catalog-core";
-import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
+import { hasCompleteResponse, openRaw, parseRawResponse, wrapStaged } from "@catalog-kit/test-support/http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -43,23 +43,16 @@ const written = new Map<string, Set<string>>();
 
 function recordingStore(): CatalogStore {
   const inner = createMemoryStore();
-  return {
-    ...inner,
-    async beginImport(site, options) {
-      const staged = await inner.beginImport(site, options);
-      return {
-        ...staged,
-        add(products, positions) {
-          if (!options.dryRun) {
-            const keys = written.get(siteKey(site)) ?? new Set();
-            for (const each of products) keys.add(each.id).add(each.sku);
-            written.set(siteKey(site), keys);
-          }
-          return staged.add(products, positions);
-        },
-      };
+  return wrapStaged(inner, (staged, site, options) => ({
+    add(products, ...rest) {
+      if (!options.dryRun) {
+        const keys = written.get(siteKey(site)) ?? new Set();
+        for (const each of products) keys.add(each.id).add(each.sku);
+        written.set(siteKey(site), keys);
+      }
+      return staged.add(products, ...rest);
     },
-  };
+  }));
 }
 
 let server: TestServer;

@@ -2,7 +2,7 @@
 // the promise that nothing is visible before the whole body has arrived and been committed.
 import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
-import type { CatalogStore } from "@catalog-kit/catalog-core";
+import { wrapStaged } from "@catalog-kit/test-support/http";
 import fc from "fast-check";
 import { afterEach, expect, it } from "vitest";
 import { describeEachStore } from "./support/stores.ts";
@@ -194,19 +194,12 @@ describeEachStore("raw import bodies", (store) => {
 
   it("a slow store pauses the body without blaming the client: no 408 while chunks wait to be staged", async () => {
     const inner = store.fresh();
-    const slow: CatalogStore = {
-      ...inner,
-      async beginImport(site, options) {
-        const staged = await inner.beginImport(site, options);
-        return {
-          ...staged,
-          add: async (products, positions) => {
-            await sleep(400);
-            return staged.add(products, positions);
-          },
-        };
+    const slow = wrapStaged(inner, (staged) => ({
+      add: async (...args) => {
+        await sleep(400);
+        return staged.add(...args);
       },
-    };
+    }));
     server = await startTestServer({ store: slow, bodyIdleTimeoutMs: 150 });
     const body = ndjson(Array.from({ length: 3_500 }, (_, i) => product(`slow-${i}`)));
     const response = await server.request("POST", BULK + siteQuery(), { token: TOKENS.admin, headers: NDJSON, body });
