@@ -107,8 +107,13 @@ export class MergeLog {
     if (!this.kept) return;
     const deflated = deflateRawSync(JSON.stringify(encodeChunk(chunk)), { level: 1 });
     // zlib writes into pieces of 16 KB: a step's 7 KB would keep a whole piece, the log of a
-    // million records 33 MB instead of 13, so the bytes are copied out when they are shorter.
-    const bytes = deflated.length < deflated.buffer.byteLength ? Buffer.from(deflated) : deflated;
+    // million records 33 MB instead of 13, so shorter bytes are copied out, into memory of their
+    // own (a slice of Buffer's shared pool would keep its whole slab alive instead).
+    let bytes = deflated;
+    if (deflated.length < deflated.buffer.byteLength) {
+      bytes = Buffer.allocUnsafeSlow(deflated.length);
+      deflated.copy(bytes);
+    }
     this.size += bytes.length;
     if (this.size > LOG_LIMIT) {
       this.kept = false;
