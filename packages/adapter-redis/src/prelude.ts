@@ -133,7 +133,7 @@ local function compare(productsKey, ids, jsons, n, olds)
   for i = 1, n do
     local old = olds[i]
     if not old then created = created + 1 end
-    if old == jsons[i] then unchanged = unchanged + 1 else changed[#changed + 1] = i end
+    if old == jsons[i] then unchanged = unchanged + 1 else changed[i - unchanged] = i end
   end
   return created, unchanged, changed
 end
@@ -163,17 +163,15 @@ local function write(productsKey, skusKey, skuOfKey, idsKey, ids, skus, jsons, p
       if holders[i] == freeIds[i] then gone[#gone + 1] = freeSkus[i] end
     end
   end
-  local byId, bySku, skuOf, index = {}, {}, {}, {}
+  -- Filled by a count of their own: Lua 5.1's # searches for the end of a table at each append.
+  local byId, bySku, skuOf, index, k = {}, {}, {}, {}, 0
   for _, i in ipairs(pick) do
     local id, sku = ids[i], skus[i]
-    byId[#byId + 1] = id
-    byId[#byId + 1] = jsons[i]
-    bySku[#bySku + 1] = sku
-    bySku[#bySku + 1] = id
-    skuOf[#skuOf + 1] = id
-    skuOf[#skuOf + 1] = sku
-    index[#index + 1] = 0
-    index[#index + 1] = id
+    k = k + 2
+    byId[k - 1], byId[k] = id, jsons[i]
+    bySku[k - 1], bySku[k] = sku, id
+    skuOf[k - 1], skuOf[k] = id, sku
+    index[k - 1], index[k] = 0, id
   end
   bulk('HSET', productsKey, byId)
   bulk('ZADD', idsKey, index)

@@ -55,9 +55,12 @@ for i = 1, #byId, BULK do
   added = added + redis.call('HSET', K.inProducts, unpack(byId, i, math.min(i + BULK - 1, #byId)))
 end
 local olds = added == n and {} or hmget(K.inSkuOf, ids)
-local fresh = {}
+local fresh, f = {}, 0
 for i = 1, n do
-  if not olds[i] then fresh[#fresh + 1] = i end
+  if not olds[i] then
+    f = f + 1
+    fresh[f] = i
+  end
 end
 local set, gone, claimed, contested, unheld = {}, {}, 0, 0, 0
 -- The usual chunk: new ids claiming distinct skus that no id claims yet, each taking its own.
@@ -143,9 +146,8 @@ if not plain then
   end
 end
 local index = {}
-for _, i in ipairs(fresh) do
-  index[#index + 1] = 0
-  index[#index + 1] = ids[i]
+for k, i in ipairs(fresh) do
+  index[2 * k - 1], index[2 * k] = 0, ids[i]
 end
 bulk('HSET', K.inSkuOf, skuOf)
 if #index > 0 then bulk('ZADD', K.inIds, index) end

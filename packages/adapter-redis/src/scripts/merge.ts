@@ -17,9 +17,10 @@ for i = 3, #ARGV do asked[#asked + 1] = ARGV[i] end
 local ids, skus, jsons, pick = {}, {}, {}, {}
 if #asked > 0 then
   local found, skuOf = hmget(K.mergingProducts, asked), hmget(K.mergingSkuOf, asked)
+  local n = 0
   for i = 1, #asked do
     if found[i] then
-      local n = #ids + 1
+      n = n + 1
       ids[n], skus[n], jsons[n], pick[n] = asked[i], skuOf[i], found[i], n
     end
   end
