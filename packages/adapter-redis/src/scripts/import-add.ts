@@ -159,14 +159,15 @@ for _, k in ipairs({K.inProducts, K.inSkuOf, K.inSkus, K.inIds, K.inPositions}) 
 -- Only a merge gives bases: other imports never touch in:bases.
 local based = 0
 if given > 0 then
-  local set, unset = {}, {}
+  local set, unset, s, u = {}, {}, 0, 0
   for i = 1, n do
     local base = ARGV[4 + i]
     if base == '-' then
-      unset[#unset + 1] = ids[i]
+      u = u + 1
+      unset[u] = ids[i]
     else
-      set[#set + 1] = ids[i]
-      set[#set + 1] = base
+      s = s + 2
+      set[s - 1], set[s] = ids[i], base
     end
   end
   if #set > 0 then based = bulk('HSET', K.inBases, set) end

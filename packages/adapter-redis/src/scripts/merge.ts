@@ -13,7 +13,7 @@ export const MERGE = script({
 if holder(K.products) ~= ARGV[1] then return {'lost'} end
 hold(K.products, ARGV[1], ARGV[2])
 local asked = {}
-for i = 3, #ARGV do asked[#asked + 1] = ARGV[i] end
+for i = 3, #ARGV do asked[i - 2] = ARGV[i] end
 local ids, skus, jsons, pick = {}, {}, {}, {}
 if #asked > 0 then
   local found, skuOf = hmget(K.mergingProducts, asked), hmget(K.mergingSkuOf, asked)
