@@ -10,6 +10,7 @@ import {
   HEARTBEAT_MS,
   type ImportRecord,
 } from "@catalog-kit/catalog-core";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { failure, product } from "./support/catalog-calls.ts";
 import { encodeCsv } from "./support/csv-encode.ts";
@@ -115,21 +116,12 @@ describe("import progress", () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
     const store = createMemoryStore();
     let commit: (() => void) | undefined;
-    const slow: CatalogStore = {
-      ...store,
-      async beginImport(s, options) {
-        const staged = await store.beginImport(s, options);
-        return {
-          ...staged,
-          add: staged.add.bind(staged),
-          abort: staged.abort.bind(staged),
-          commit: async (key) => {
-            await new Promise<void>((resolve) => (commit = resolve));
-            return staged.commit(key);
-          },
-        };
+    const slow = wrapStaged(store, (staged) => ({
+      commit: async (key) => {
+        await new Promise<void>((resolve) => (commit = resolve));
+        return staged.commit(key);
       },
-    };
+    }));
     const { spy, saves } = watched(slow);
     const { body, release } = gated();
     const done = open(spy).importStream(site, body, { format: "ndjson" });

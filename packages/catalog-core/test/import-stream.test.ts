@@ -11,6 +11,7 @@ import {
   type StreamFormat,
 } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { sampleProduct } from "../src/testing/arbitraries.ts";
@@ -223,19 +224,12 @@ describe("importStream", () => {
   test("a source that fails mid-stream leaves nothing visible, and the staging is aborted", async () => {
     const inner = createMemoryStore();
     let aborted = 0;
-    const store: CatalogStore = {
-      ...inner,
-      async beginImport(site, options) {
-        const staged = await inner.beginImport(site, options);
-        return {
-          ...staged,
-          abort: () => {
-            aborted++;
-            return staged.abort();
-          },
-        };
+    const store = wrapStaged(inner, (staged) => ({
+      abort: () => {
+        aborted++;
+        return staged.abort();
       },
-    };
+    }));
     const catalog = open({}, store);
     async function* broken(): AsyncGenerator<string> {
       for (let i = 0; i < 3_000; i++) yield `${JSON.stringify(sampleProduct(`p${i}`, `s${i}`))}\n`;

@@ -9,6 +9,7 @@ import {
   type StagedImport,
 } from "@catalog-kit/catalog-core";
 import { productArb } from "@catalog-kit/catalog-core/testing";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { failure, product } from "./support/catalog-calls.ts";
@@ -455,22 +456,13 @@ describe("lookups read ahead", () => {
       ids.map((id) => product(id, `s-${id}`)),
     );
     const sizes: number[] = [];
-    const counted: CatalogStore = {
-      ...store,
-      async beginImport(target, options) {
-        const staged = await store.beginImport(target, options);
-        return {
-          ...staged,
-          add: (products, positions, bases) => {
-            sizes.push(products.length);
-            expect(bases).toHaveLength(products.length);
-            return staged.add(products, positions, bases);
-          },
-          commit: (key) => staged.commit(key),
-          abort: () => staged.abort(),
-        };
+    const counted = wrapStaged(store, (staged) => ({
+      add: (products, positions, bases) => {
+        sizes.push(products.length);
+        expect(bases).toHaveLength(products.length);
+        return staged.add(products, positions, bases);
       },
-    };
+    }));
     const records = ids.map((id, i) => ({ sku: `s-${id}`, price: i }));
     expect(await newCatalog(counted).importProducts(site, records, merge)).toMatchObject({ updated: 3_600 });
     expect(sizes).toEqual([1_000, 1_000, 1_000, 600]);

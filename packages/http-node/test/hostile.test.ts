@@ -7,7 +7,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { CatalogError, type CatalogStore, createCatalog, type Site } from "@catalog-kit/catalog-core";
-import { openRaw, type RawConnection, startCli, stopCli, wrapStaged } from "@catalog-kit/test-support/http";
+import { openRaw, type RawConnection, startCli, stopCli } from "@catalog-kit/test-support/http";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AccessToken, createCatalogHandler, startServer } from "../src/index.ts";
 import {

@@ -8,7 +8,7 @@ import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { CatalogError, type Site } from "@catalog-kit/catalog-core";
-import { wrapStaged } from "@catalog-kit/test-support/http";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build, CHANNELS, type Payload } from "./support/channels.ts";

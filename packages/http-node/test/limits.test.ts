@@ -1,5 +1,6 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
-import { hasCompleteResponse, openRaw, parseRawResponse, wrapStaged } from "@catalog-kit/test-support/http";
+import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { product, SITE_A, startTestServer, type TestServer, TOKENS } from "./support/test-server.ts";
 

@@ -1,6 +1,7 @@
 import { createMemoryStore } from "@catalog-kit/adapter-memory";
 import { type CatalogStore, isCatalogError, type Site, siteKey, toProductView } from "@catalog-kit/catalog-core";
-import { hasCompleteResponse, openRaw, parseRawResponse, wrapStaged } from "@catalog-kit/test-support/http";
+import { hasCompleteResponse, openRaw, parseRawResponse } from "@catalog-kit/test-support/http";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -2,7 +2,7 @@
 // the promise that nothing is visible before the whole body has arrived and been committed.
 import { setTimeout as sleep } from "node:timers/promises";
 import { gzipSync } from "node:zlib";
-import { wrapStaged } from "@catalog-kit/test-support/http";
+import { wrapStaged } from "@catalog-kit/test-support/staged";
 import fc from "fast-check";
 import { afterEach, expect, it } from "vitest";
 import { describeEachStore } from "./support/stores.ts";

@@ -4,4 +4,3 @@ export { type CliProcess, NPM_START_ARGS, ROOT, startCli, stopCli } from "./cli-
 export { parseCurl, performCurl } from "./curl.ts";
 export { docSteps, expectedFor, withShownImportIds } from "./doc-steps.ts";
 export { hasCompleteResponse, openRaw, parseRawResponse, type RawConnection } from "./raw-http.ts";
-export { wrapStaged } from "./staged-wrap.ts";

@@ -5,6 +5,7 @@ import type { CatalogStore, Site, StagedImport, WriteOptions } from "@catalog-ki
 /**
  * `store`, each of whose staged imports answers with the methods `override` gives for it in place
  * of its own (each given the staged import to call on to); the others, and the store's, as they are.
+ * The staged import's own methods are called on it, so that one of a class keeps its `this`.
  */
 export function wrapStaged(
   store: CatalogStore,
@@ -14,7 +15,12 @@ export function wrapStaged(
     ...store,
     async beginImport(site, options) {
       const staged = await store.beginImport(site, options);
-      return { ...staged, ...override(staged, site, options) };
+      return {
+        add: (...args) => staged.add(...args),
+        commit: (key) => staged.commit(key),
+        abort: () => staged.abort(),
+        ...override(staged, site, options),
+      };
     },
   };
 }
