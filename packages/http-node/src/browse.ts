@@ -74,20 +74,20 @@ async function sendExport(ctx: RequestContext, site: Site, format: ExportFormat,
 const FEEDS: readonly string[] = ["google", "meta"] satisfies ExportFormat[];
 
 // The export's format: the profile's feed (in the request's currency, else the site's; the
-// catalog refuses a feed without one, naming it), or the import file Accept chose.
+// catalog refuses a feed without one, naming it), or the import file Accept chose (a currency
+// given is handed on all the same: the catalog checks it, so that a typo is never silently unused).
 function exportOf(ctx: RequestContext, site: Site): { format: ExportFormat; currency?: string } {
-  const { profile = "native", currency } = ctx.params;
-  if (FEEDS.includes(profile)) {
-    const chosen = currency ?? ctx.services.siteCurrency(site);
-    return { format: profile as ExportFormat, ...(chosen === undefined ? {} : { currency: chosen }) };
-  }
+  const { profile = "native" } = ctx.params;
+  const currency = ctx.params.currency ?? (FEEDS.includes(profile) ? ctx.services.siteCurrency(site) : undefined);
+  const priced = currency === undefined ? {} : { currency };
+  if (FEEDS.includes(profile)) return { format: profile as ExportFormat, ...priced };
   if (profile !== "native") {
     throw invalidQuery("profile", `Query parameter profile of an export must be "native", "google" or "meta"`);
   }
   if (ctx.format === "tsv") {
     throw invalidQuery("profile", 'A TSV export is a product feed: give profile "google" or "meta"');
   }
-  return { format: ctx.format as ExportFormat };
+  return { format: ctx.format as ExportFormat, ...priced };
 }
 
 /**

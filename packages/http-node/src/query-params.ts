@@ -119,6 +119,6 @@ export const EXPORT_CURRENCY: QueryParam = {
     required: false,
     schema: { type: "string", pattern: "^[A-Za-z]{3}$" },
     description:
-      "With profile=google or meta: the ISO 4217 code of the site's prices. Defaults to the site's configured currency; without either, the export is refused naming `currency`.",
+      "With profile=google or meta: the ISO 4217 code of the site's prices. Defaults to the site's configured currency; without either, the export is refused naming `currency`. A value that is no such code is refused naming it whatever the profile.",
   },
 };

@@ -249,6 +249,12 @@ describe("a native CSV's dialect", () => {
       ["profile=google&currency=dollars", "currency"],
       ["profile=woocommerce&shopUrl=https%3A%2F%2Fs.example&decimal=%3B", "decimal"],
       ["profile=shopify&shopUrl=https%3A%2F%2Fs.example&variants=all", "variants"],
+      // A profile's parameter with a value that cannot be is refused even where it is unused.
+      ["currency=", "currency"],
+      ["profile=native&currency=dollars", "currency"],
+      ["shopUrl=shop", "shopUrl"],
+      ["decimal=%3B", "decimal"],
+      ["profile=google&currency=USD&variants=all", "variants"],
     ];
     for (const [query, parameter] of cases) {
       const response = await server.request("POST", `${BASE}/bulk/csv?${site()}&${query}`, {
@@ -389,6 +395,16 @@ describe("the feed export", () => {
     expect(text).toContain("in stock");
     const none = await server.request("GET", `${BASE}/bulk/export?${site(SITE_B)}&profile=google`, admin);
     expect((await problemOf(none, 400, "VALIDATION_FAILED")).errors[0]).toMatchObject({ parameter: "currency" });
+    // The native file has no currency: one given is checked all the same, never silently unused.
+    for (const query of ["currency=", "currency=dollars", "profile=native&currency=US"]) {
+      const bad = await server.request("GET", `${BASE}/bulk/export?${site(SITE_B)}&${query}`, admin);
+      expect((await problemOf(bad, 400, "VALIDATION_FAILED")).errors[0], query).toMatchObject({
+        parameter: "currency",
+      });
+    }
+    const unused = await server.request("GET", `${BASE}/bulk/export?${site(SITE_B)}&currency=usd`, admin);
+    expect(unused.status).toBe(200);
+    expect((await unused.text()).split("\n")[0]).toMatch(/^id,sku,/);
   });
 
   it("profile=native or none is the CSV or NDJSON Accept chooses; any other profile is a 400 naming it", async () => {

@@ -86,6 +86,14 @@ export function documentOptions(
   const delimiter = oneOf("delimiter", options.delimiter, [",", ";", "\t", "|"] as const);
   const unknownColumns = oneOf("unknownColumns", options.unknownColumns, ["refuse", "ignore"] as const);
   if (delimiter !== undefined && format !== "csv") throw invalidOption("delimiter", "Only a CSV takes a delimiter");
+  // Each value given is checked whatever the profile, so that a typo is never silently unused.
+  const parameters: { -readonly [K in ProfileParameter]?: ProfileParameters[K] } = {};
+  if (options.shopUrl !== undefined) parameters.shopUrl = checkShopUrl(options.shopUrl);
+  if (options.currency !== undefined) parameters.currency = checkCurrency(options.currency);
+  const decimal = oneOf("decimal", options.decimal, [".", ","] as const);
+  if (decimal !== undefined) parameters.decimal = decimal;
+  const variants = oneOf("variants", options.variants, ["groups", "items"] as const);
+  if (variants !== undefined) parameters.variants = variants;
   if (profile === "native") {
     if (format === "xml") throw invalidOption("profile", 'An XML feed is read by a profile: "google" or "meta"');
     const detect = (header: readonly string[]) => [...book.values()].find((p) => p.detect(header))?.name;
@@ -104,13 +112,6 @@ export function documentOptions(
     if (options[name] === undefined)
       throw invalidOption(name, `The ${profile.name} profile needs ${name}: ${NEEDS[name]}`);
   }
-  const parameters: { -readonly [K in ProfileParameter]?: ProfileParameters[K] } = {};
-  if (options.shopUrl !== undefined) parameters.shopUrl = checkShopUrl(options.shopUrl);
-  if (options.currency !== undefined) parameters.currency = checkCurrency(options.currency);
-  const decimal = oneOf("decimal", options.decimal, [".", ","] as const);
-  if (decimal !== undefined) parameters.decimal = decimal;
-  const variants = oneOf("variants", options.variants, ["groups", "items"] as const);
-  if (variants !== undefined) parameters.variants = variants;
   return {
     profile,
     parameters,
