@@ -106,7 +106,7 @@ export interface RawExample {
 const GOOGLE = { profile: "google", currency: "USD" };
 
 /** The name of a raw body example. */
-export type RawExampleName = "nativeCsv" | "shopifyCsv" | "googleTsv" | "rss";
+export type RawExampleName = "nativeCsv" | "shopifyCsv" | "googleTsv" | "rss" | "atom";
 
 /** The raw bodies the document shows, by name: the plain formats, and a platform's file of each. */
 export const RAW_EXAMPLES: Readonly<Record<RawExampleName, RawExample>> = {
@@ -117,6 +117,10 @@ export const RAW_EXAMPLES: Readonly<Record<RawExampleName, RawExample>> = {
   },
   googleTsv: { text: STREAM_EXAMPLES.tsv, query: GOOGLE },
   rss: { text: STREAM_EXAMPLES.xml, query: GOOGLE },
+  atom: {
+    text: '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:g="http://base.google.com/ns/1.0"><title>Shop</title><entry><g:id>BOWL-1</g:id><title>Red bowl</title><link href="https://shop.example/bowl-1"/><g:image_link>https://img.example/bowl-1.png</g:image_link><g:availability>in_stock</g:availability><g:price>12.00 USD</g:price></entry></feed>\n',
+    query: GOOGLE,
+  },
 };
 
 /** The query with which the document's export example of each feed format is asked for. */

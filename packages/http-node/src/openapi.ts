@@ -111,11 +111,11 @@ const DEFAULT_PROBLEM = {
   content: { "application/problem+json": { schema: ref("Problem"), example: EXAMPLES.problem } },
 };
 
-// An example of a format: a raw body's own (a platform's file), else the format's plain one, with
-// the query parameters it needs (its profile) as `x-example-query`, for clients to copy; an
+// An example of a media type: a raw body's own (a platform's file), else its format's plain one,
+// with the query parameters it needs (its profile) as `x-example-query`, for clients to copy; an
 // export's feed is asked for with its profile.
-function exampleOf(format: StreamFormat, raw: RawBody | undefined): object {
-  const name = raw?.examples?.[format];
+function exampleOf(type: string, format: StreamFormat, raw: RawBody | undefined): object {
+  const name = raw?.typeExamples?.[type] ?? raw?.examples?.[format];
   const query = name === undefined ? (raw === undefined ? FEED_QUERY[format] : undefined) : RAW_EXAMPLES[name].query;
   const text = name === undefined ? STREAM_EXAMPLES[format] : RAW_EXAMPLES[name].text;
   return { example: text, ...(query === undefined ? {} : { "x-example-query": query }) };
@@ -129,7 +129,7 @@ function textContent(types: Readonly<Record<string, StreamFormat>>, schema: obje
   for (const [type, format] of Object.entries(types)) {
     if (raw === undefined && seen.has(format)) continue;
     seen.add(format);
-    content[type] = { schema, ...exampleOf(format, raw) };
+    content[type] = { schema, ...exampleOf(type, format, raw) };
   }
   return content;
 }

@@ -58,6 +58,8 @@ export interface RawBody {
   readonly what: string;
   /** The example /openapi.json gives of a format, when not the format's plain one. */
   readonly examples?: Readonly<Partial<Record<StreamFormat, RawExampleName>>>;
+  /** The example of a media type whose documents differ from the rest of its format's (Atom among the XML feeds). */
+  readonly typeExamples?: Readonly<Record<string, RawExampleName>>;
 }
 
 /** The field of an import's JSON envelope that holds the products. */

@@ -21,6 +21,7 @@ export const BULK_BODY: RawBody = {
   },
   what: "NDJSON (one Product Object per line, blank lines skipped), or a document read by the profile query parameter: a CSV, a TSV, or an RSS 2.0 or Atom feed",
   examples: { csv: "shopifyCsv", tsv: "googleTsv", xml: "rss" },
+  typeExamples: { "application/atom+xml": "atom" },
 };
 /** The raw bodies of `POST .../bulk/csv`: a CSV or TSV document. */
 export const CSV_BODY: RawBody = {

@@ -140,7 +140,13 @@ describe("the OpenAPI document", () => {
     expect(bulk.requestBody.content["text/tab-separated-values"]?.["x-example-query"]).toMatchObject({
       profile: "google",
     });
-    expect(bulk.requestBody.content["application/rss+xml"]?.example).toMatch(/<rss /);
+    // Each XML type shows a document of its own kind: Atom's is a feed of entries.
+    for (const type of ["application/xml", "text/xml", "application/rss+xml"]) {
+      expect(bulk.requestBody.content[type]?.example, type).toMatch(/<rss /);
+    }
+    expect(bulk.requestBody.content["application/atom+xml"]?.example).toMatch(
+      /<feed xmlns="http:\/\/www\.w3\.org\/2005\/Atom"[^]*<entry>/,
+    );
     expect(doc.components.schemas.ImportSummary).toMatchObject({
       properties: { profile: { type: "string" }, ignoredColumns: { type: "array" } },
     });
