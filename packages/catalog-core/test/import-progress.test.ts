@@ -20,19 +20,21 @@ const open = (store: CatalogStore, options: Partial<CatalogOptions> = {}) =>
   createCatalog({ store, sites: [site], ...options });
 const line = (i: number) => `${JSON.stringify(product(`p${i}`, `s${i}`))}\n`;
 
-// A store that notes when each save of the history happens, and fails the first `failing` ones.
+// A store that notes when each save of the history happens, and fails the first `failing` ones
+// (`outage.failing`, which a test may change; `outage.asked` counts every save asked).
 function watched(store: CatalogStore, failing = 0) {
   const saves: { at: number; state: string }[] = [];
-  let left = failing;
+  const outage = { failing, asked: 0 };
   const spy: CatalogStore = {
     ...store,
     async saveImport(s, entry, save) {
-      if (left-- > 0) throw new CatalogError("STORAGE_UNAVAILABLE", "down for now");
+      outage.asked++;
+      if (outage.failing-- > 0) throw new CatalogError("STORAGE_UNAVAILABLE", "down for now");
       saves.push({ at: Date.now(), state: (JSON.parse(entry.value) as ImportRecord).state });
       return store.saveImport(s, entry, save);
     },
   };
-  return { spy, saves };
+  return { spy, saves, outage };
 }
 
 // A body whose chunks are let through one `release()` at a time.
@@ -205,19 +207,6 @@ test("an import the store failed is answered at once, its record saved once the 
 });
 
 describe("a store down at an import's end", () => {
-  // A store whose history saves are refused while `down`, counting every save asked.
-  function outage(store: CatalogStore) {
-    const state = { down: true, asked: 0 };
-    const spy: CatalogStore = {
-      ...store,
-      async saveImport(s, entry, save) {
-        state.asked++;
-        if (state.down) throw new CatalogError("STORAGE_UNAVAILABLE", "down for now");
-        return store.saveImport(s, entry, save);
-      },
-    };
-    return { spy, state };
-  }
   // Timers only: import ids follow the clock, and one moved minutes ahead would outlive the test.
   const fakeTimers = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
   // A call answered while fake timers run: its answer waits a second for its final record.
@@ -234,14 +223,14 @@ describe("a store down at an import's end", () => {
   test("keeps the final record and its deliveries until the store is back, minutes later", async () => {
     fakeTimers();
     const store = createMemoryStore();
-    const { spy, state } = outage(store);
+    const { spy, outage } = watched(store, Number.POSITIVE_INFINITY);
     const catalog = open(spy, delivering);
     const summary = await answered(catalog.importProducts(site, [product("a", "sa")]));
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     expect(await store.readImport(site, summary.importId as string)).toBeUndefined();
     // Retried no more often than every 8 s.
-    expect(state.asked).toBeLessThanOrEqual(8 + (10 * 60) / 8);
-    state.down = false;
+    expect(outage.asked).toBeLessThanOrEqual(8 + (10 * 60) / 8);
+    outage.failing = 0;
     await vi.advanceTimersByTimeAsync(8_000);
     expect(JSON.parse((await store.readImport(site, summary.importId as string)) as string)).toMatchObject({
       state: "succeeded",
@@ -252,26 +241,26 @@ describe("a store down at an import's end", () => {
 
   test("close tries each waiting record once more, at once, then stops", async () => {
     fakeTimers();
-    const { spy, state } = outage(createMemoryStore());
+    const { spy, outage } = watched(createMemoryStore(), Number.POSITIVE_INFINITY);
     const catalog = open(spy);
     await answered(catalog.importProducts(site, [product("a", "sa")]));
     await answered(failure(catalog.importProducts(site, [{}])));
     await vi.advanceTimersByTimeAsync(60_000);
-    const before = state.asked;
+    const before = outage.asked;
     await catalog.close();
-    expect(state.asked).toBe(before + 2);
+    expect(outage.asked).toBe(before + 2);
     await vi.advanceTimersByTimeAsync(10 * 60_000);
-    expect(state.asked).toBe(before + 2);
+    expect(outage.asked).toBe(before + 2);
   });
 
   test("close lands what the store takes again", async () => {
     fakeTimers();
     const store = createMemoryStore();
-    const { spy, state } = outage(store);
+    const { spy, outage } = watched(store, Number.POSITIVE_INFINITY);
     const catalog = open(spy);
     const summary = await answered(catalog.importProducts(site, [product("a", "sa")]));
     await vi.advanceTimersByTimeAsync(60_000);
-    state.down = false;
+    outage.failing = 0;
     await catalog.close();
     expect(await store.readImport(site, summary.importId as string)).toBeDefined();
   });
@@ -279,7 +268,7 @@ describe("a store down at an import's end", () => {
   test("waits with at most 64 MiB of records: past it, a refused final save is given up", async () => {
     fakeTimers();
     const store = createMemoryStore();
-    const { spy, state } = outage(store);
+    const { spy, outage } = watched(store, Number.POSITIVE_INFINITY);
     // Each record's deliveries carry 20 MiB: the fourth no longer fits.
     const big = "x".repeat(20 * 1024 * 1024);
     const catalog = open(spy, { history: { deliveries: () => [{ id: "d", dueAt: 0, value: big }] } });
@@ -287,7 +276,7 @@ describe("a store down at an import's end", () => {
     for (let i = 0; i < 4; i++)
       ids.push((await answered(catalog.importProducts(site, [product(`p${i}`, `s${i}`)]))).importId as string);
     await vi.advanceTimersByTimeAsync(60_000);
-    state.down = false;
+    outage.failing = 0;
     await vi.advanceTimersByTimeAsync(8_000);
     const saved = await Promise.all(ids.map((id) => store.readImport(site, id)));
     expect(saved.map((record) => record !== undefined)).toEqual([true, true, true, false]);
